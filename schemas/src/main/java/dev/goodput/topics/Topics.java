@@ -1,0 +1,81 @@
+package dev.goodput.topics;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.avro.WindowStats;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+
+/** The pipeline's topics, in one place. Names are the defaults of DESIGN.md. */
+public final class Topics {
+
+    /**
+     * Raw topics are the source of truth for replays: they are kept until deleted by hand, and the
+     * broker must not age out synthetic or old events (a record older than retention.ms is deleted
+     * at once).
+     */
+    private static final Map<String, String> KEEP_FOREVER = Map.of(
+            TopicConfig.RETENTION_MS_CONFIG, "-1",
+            TopicConfig.RETENTION_BYTES_CONFIG, "-1",
+            TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+    private static final Map<String, String> COMPACTED = Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
+
+    public static final int DEFAULT_PARTITIONS = 6;
+
+    public static final Topic<TokenEvent> TOKENS =
+            new Topic<>("llm.tokens", TokenEvent.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
+    public static final Topic<RequestEvent> REQUESTS =
+            new Topic<>("llm.requests", RequestEvent.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
+    public static final Topic<RequestVerdict> VERDICTS =
+            new Topic<>("llm.verdicts", RequestVerdict.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
+    public static final Topic<WindowStats> WINDOW_STATS =
+            new Topic<>("llm.window-stats", WindowStats.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
+    public static final Topic<GpuPrice> PRICES =
+            new Topic<>("gpu.prices", GpuPrice.class, 1, COMPACTED);
+    public static final Topic<CostRecord> COST =
+            new Topic<>("llm.cost", CostRecord.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
+    public static final Topic<byte[]> DLQ =
+            new Topic<>("llm.dlq", byte[].class, 1, KEEP_FOREVER);
+    /** The in-process registry's own compacted store, laid out as Confluent's. */
+    public static final String SCHEMAS = "_schemas";
+
+    public static final List<Topic<?>> ALL = List.of(TOKENS, REQUESTS, VERDICTS, WINDOW_STATS, PRICES, COST, DLQ);
+
+    private Topics() {
+    }
+
+    /**
+     * Creates the topics that do not exist yet; existing topics are left as they are.
+     *
+     * @return names of the topics created
+     */
+    public static Set<String> createMissing(Admin admin, List<Topic<?>> topics, short replicationFactor) {
+        try {
+            final Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            final List<NewTopic> missing = topics.stream().filter(t -> !existing.contains(t.name()))
+                    .map(t -> t.newTopic(replicationFactor)).toList();
+            admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
+            return missing.stream().map(NewTopic::name).collect(Collectors.toSet());
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("creating topics failed: " + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topics", e);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("Kafka did not answer within 30 s while creating topics", e);
+        }
+    }
+}
