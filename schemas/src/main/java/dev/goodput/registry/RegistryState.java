@@ -174,7 +174,7 @@ final class RegistryState {
                                  List<String> problems) {
         if (result.getType() != SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE) {
             result.getResult().getIncompatibilities().forEach(i -> problems.add("{oldSchemaVersion: " + v.version()
-                    + ", oldSchema: '" + v.schema() + "', newSchemaRole: " + role + ", type: " + i.getType()
+                    + ", newSchemaRole: " + role + ", type: " + i.getType()
                     + ", location: " + i.getLocation() + ", message: " + i.getMessage() + "}"));
         }
     }
