@@ -1,0 +1,43 @@
+package dev.goodput.runner;
+
+import dev.goodput.contract.ContractException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code goodput} command. Exit codes follow Kafka's tools: 0 done, 1 failed while running,
+ * 2 refused at start (bad flag, bad contract or config).
+ */
+@Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
+        description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
+        subcommands = {DemoCommand.class})
+public final class Main {
+
+    public static final int EXIT_FAILED = 1;
+    public static final int EXIT_REFUSED = 2;
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns the exit code (tests call this instead of main). */
+    public static int run(String... args) {
+        final CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            if (e instanceof ContractException ce) {
+                cmd.getErr().println("goodput: " + ce.getMessage());
+                return EXIT_REFUSED;
+            }
+            if (e instanceof StartupException se) {
+                cmd.getErr().println("goodput: " + se.getMessage());
+                return se.exitCode();
+            }
+            cmd.getErr().println("goodput: " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            return EXIT_FAILED;
+        });
+        return cli.execute(args);
+    }
+}
