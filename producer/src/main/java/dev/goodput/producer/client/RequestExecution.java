@@ -1,0 +1,312 @@
+package dev.goodput.producer.client;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.goodput.avro.ChunkKind;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.TokenCountSource;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.producer.MicroClock;
+import dev.goodput.producer.Quality;
+import dev.goodput.producer.Prompts;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+
+/**
+ * One streamed request, from dispatch to its request event. Chunks are timed when their bytes are
+ * handed over by the socket reader (all events of one read share that instant), parsed as they
+ * arrive, and each content chunk is published as a token event at once. Every ending (success,
+ * HTTP error, reset, stall, malformed stream, no content, abandonment) yields exactly one request
+ * event. Nothing is retried.
+ */
+public final class RequestExecution implements Response.Listener, SseParser.Listener {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_ERROR_BODY = 2048;
+
+    private final RequestSpec spec;
+    private final RunIdentity run;
+    private final Target target;
+    private final MicroClock clock;
+    private final EventSink sink;
+    private final Consumer<RequestEvent> onDone;
+    private final SseParser sse = new SseParser(this);
+    private final StreamChunk chunk = new StreamChunk();
+    private final StringBuilder answer = new StringBuilder();
+    private final StringBuilder errorBody = new StringBuilder();
+    private Request request;
+
+    private volatile long actualSendUs = -1;
+    private int httpStatus = -1;
+    private long readUs;
+    private long firstChunkUs = -1;
+    private long firstAnswerUs = -1;
+    private long lastChunkUs = -1;
+    private int contentChunks;
+    private int lastUsageTokens;
+    private int usageCompletion = -1;
+    private int usagePrompt = -1;
+    private boolean done;
+    private boolean finishSeen;
+    private String protocolError;
+
+    public RequestExecution(RequestSpec spec, RunIdentity run, Target target, MicroClock clock, EventSink sink,
+                            Consumer<RequestEvent> onDone) {
+        this.spec = spec;
+        this.run = run;
+        this.target = target;
+        this.clock = clock;
+        this.sink = sink;
+        this.onDone = onDone;
+    }
+
+    /** Sends the request; returns at once. */
+    public void start(HttpClient http) {
+        request = http.newRequest(target.endpoint()).method(HttpMethod.POST)
+                .timeout(target.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .idleTimeout(target.stallTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .headers(h -> {
+                    h.put(HttpHeader.ACCEPT, "text/event-stream");
+                    h.put("X-Request-Id", spec.requestId());
+                    final String key = target.apiKey();
+                    if (key != null && !key.isEmpty()) {
+                        h.put(HttpHeader.AUTHORIZATION, "Bearer " + key);
+                    }
+                    target.headers().forEach(h::put);
+                })
+                .body(new BytesRequestContent("application/json", body()))
+                .onRequestBegin(r -> actualSendUs = clock.nowMicros())
+                .onResponseBegin(this)
+                .onResponseContent(this);
+        request.send(this);
+    }
+
+    /** Ends a request still running when the run stops: status ABANDONED. */
+    public void abandon() {
+        if (request != null) {
+            request.abort(new Abandoned());
+        }
+    }
+
+    private byte[] body() {
+        final ObjectNode b = JSON.createObjectNode().put("model", target.model());
+        if (target.chat()) {
+            b.putArray("messages").addObject().put("role", "user").put("content", spec.prompt());
+        } else {
+            b.put("prompt", spec.prompt());
+        }
+        b.put("max_tokens", spec.maxTokens()).put("temperature", run.decoding().temperature())
+                .put("top_p", run.decoding().topP()).put("stream", true);
+        if (run.decoding().seed() != null) {
+            b.put("seed", run.decoding().seed());
+        }
+        if (run.decoding().topK() != null) {
+            b.put("top_k", run.decoding().topK());
+        }
+        if (run.decoding().ignoreEos()) {
+            b.put("ignore_eos", true);
+        }
+        final ObjectNode so = b.putObject("stream_options").put("include_usage", true);
+        if (target.continuousUsage()) {
+            so.put("continuous_usage_stats", true);
+        }
+        try {
+            return JSON.writeValueAsBytes(b);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void onBegin(Response response) {
+        httpStatus = response.getStatus();
+    }
+
+    @Override
+    public void onContent(Response response, ByteBuffer content) {
+        readUs = clock.nowMicros();
+        if (httpStatus != 200) {
+            while (content.hasRemaining() && errorBody.length() < MAX_ERROR_BODY) {
+                errorBody.append((char) (content.get() & 0xff));
+            }
+            content.position(content.limit());
+            return;
+        }
+        sse.feed(content);
+    }
+
+    @Override
+    public void onEvent(byte[] data, int length) {
+        if (done || protocolError != null) {
+            return;
+        }
+        if (length == 6 && data[0] == '[' && new String(data, 0, 6, StandardCharsets.US_ASCII).equals("[DONE]")) {
+            done = true;
+            return;
+        }
+        try {
+            chunk.parse(data, length);
+        } catch (IOException | RuntimeException e) {
+            fail("malformed stream event: " + e.getMessage());
+            return;
+        }
+        if (chunk.error() != null) {
+            fail("server error in stream: " + chunk.error());
+            return;
+        }
+        if (chunk.usageCompletionTokens() >= 0) {
+            usageCompletion = chunk.usageCompletionTokens();
+        }
+        if (chunk.usagePromptTokens() >= 0) {
+            usagePrompt = chunk.usagePromptTokens();
+        }
+        if (chunk.finishReason() != null) {
+            finishSeen = true;
+        }
+        final StreamChunk.Kind kind = chunk.kind();
+        if (kind == StreamChunk.Kind.NONE) {
+            return;
+        }
+        int tokens = 1;
+        if (chunk.usageCompletionTokens() >= 0) {
+            tokens = Math.max(1, chunk.usageCompletionTokens() - lastUsageTokens);
+            lastUsageTokens = chunk.usageCompletionTokens();
+        }
+        if (firstChunkUs < 0) {
+            firstChunkUs = readUs;
+        }
+        if (kind == StreamChunk.Kind.ANSWER) {
+            answer.append(chunk.answerText());
+            if (firstAnswerUs < 0) {
+                firstAnswerUs = readUs;
+            }
+        }
+        lastChunkUs = readUs;
+        sink.token(TokenEvent.newBuilder()
+                .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
+                .setRequestId(spec.requestId()).setChunkIndex(contentChunks++).setKind(toAvro(kind))
+                .setTokens(tokens).setArrivalTimeUs(MicroClock.toInstant(readUs)).setWarmup(spec.warmup()).build());
+    }
+
+    private void fail(String message) {
+        protocolError = message;
+        request.abort(new ProtocolError(message));
+    }
+
+    @Override
+    public void onComplete(Result result) {
+        final long completionUs = clock.nowMicros();
+        final RequestEvent.Builder e = RequestEvent.newBuilder()
+                .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
+                .setTargetId(run.targetId()).setGpuType(run.gpuType()).setGpuCount(run.gpuCount())
+                .setRequestId(spec.requestId()).setAttempt(1)
+                .setIntendedSendTimeUs(MicroClock.toInstant(spec.intendedUs()))
+                .setActualSendTimeUs(MicroClock.toInstant(actualSendUs >= 0 ? actualSendUs : completionUs))
+                .setFirstChunkTimeUs(firstChunkUs >= 0 ? MicroClock.toInstant(firstChunkUs) : null)
+                .setFirstAnswerTimeUs(firstAnswerUs >= 0 ? MicroClock.toInstant(firstAnswerUs) : null)
+                .setLastChunkTimeUs(lastChunkUs >= 0 ? MicroClock.toInstant(lastChunkUs) : null)
+                .setCompletionTimeUs(MicroClock.toInstant(completionUs))
+                .setPromptTokens(usagePrompt >= 0 ? usagePrompt : spec.promptTokens())
+                .setOutputTokens(usageCompletion >= 0 ? usageCompletion : contentChunks)
+                .setOutputTokensSource(usageCompletion >= 0 ? TokenCountSource.SERVER_USAGE : TokenCountSource.CHUNK_COUNT)
+                .setContentChunks(contentChunks)
+                .setHttpStatus(httpStatus >= 0 ? httpStatus : null)
+                .setWarmup(spec.warmup());
+        classify(result, e);
+        if (e.getStatus() == RequestStatus.OK) {
+            final double score = Quality.score(run.qualityMetric(), answer.toString(), spec.expected());
+            e.setQualityScore(score).setQualityPass(Quality.passes(score, run.qualityFloor()));
+        }
+        final RequestEvent event = e.build();
+        sink.request(event);
+        onDone.accept(event);
+    }
+
+    private void classify(Result result, RequestEvent.Builder e) {
+        final Throwable failure = result.getFailure();
+        if (failure == null) {
+            if (httpStatus != 200) {
+                error(e, "http_" + httpStatus, "HTTP " + httpStatus + ": " + errorBody.toString().strip());
+            } else if (!done && !finishSeen) {
+                error(e, "protocol", "stream ended before [DONE] or a finish_reason"
+                        + (sse.hasPartialEvent() ? " (inside an event)" : ""));
+            } else if (contentChunks == 0) {
+                error(e, "protocol", "the response carried no content");
+            } else {
+                e.setStatus(RequestStatus.OK).setErrorClass(null).setErrorMessage(null);
+            }
+            return;
+        }
+        if (failure instanceof Abandoned) {
+            e.setStatus(RequestStatus.ABANDONED).setErrorClass("abandoned").setErrorMessage("still running when the run ended");
+        } else if (failure instanceof ProtocolError) {
+            error(e, "protocol", failure.getMessage());
+        } else if (failure instanceof TimeoutException) {
+            final String what = failure.getMessage() != null && failure.getMessage().toLowerCase(java.util.Locale.ROOT)
+                    .contains("idle") ? "stalled: no bytes for " + target.stallTimeout().toMillis() + " ms"
+                    : "not finished within " + target.requestTimeout().toMillis() + " ms";
+            e.setStatus(RequestStatus.TIMEOUT).setErrorClass("timeout").setErrorMessage(what);
+        } else if (httpStatus > 0 && httpStatus != 200) {
+            error(e, "http_" + httpStatus, "HTTP " + httpStatus + ": " + errorBody.toString().strip());
+        } else if (failure instanceof ConnectException || failure instanceof EOFException
+                || failure instanceof ClosedChannelException || failure instanceof IOException) {
+            error(e, "connection", describe(failure));
+        } else {
+            error(e, "connection", describe(failure));
+        }
+    }
+
+    private static void error(RequestEvent.Builder e, String errorClass, String message) {
+        e.setStatus(RequestStatus.ERROR).setErrorClass(errorClass)
+                .setErrorMessage(message.length() > 500 ? message.substring(0, 500) : message);
+    }
+
+    private static String describe(Throwable t) {
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+
+    private static ChunkKind toAvro(StreamChunk.Kind k) {
+        return switch (k) {
+            case REASONING -> ChunkKind.REASONING;
+            case TOOL_CALL -> ChunkKind.TOOL_CALL;
+            default -> ChunkKind.ANSWER;
+        };
+    }
+
+    /** Prompt tokens of a text under the contract's tokenizer. */
+    public static int promptTokens(String prompt) {
+        return Prompts.countTokens(prompt);
+    }
+
+    private static final class Abandoned extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Abandoned() {
+            super("abandoned", null, false, false);
+        }
+    }
+
+    private static final class ProtocolError extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        ProtocolError(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package dev.goodput.producer.client;
+
+import java.io.IOException;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+
+/**
+ * What one OpenAI-style stream event carries, read with Jackson's streaming parser (no tree): the
+ * text of {@code choices[0]} (chat {@code delta.content}, {@code delta.reasoning_content} or
+ * {@code delta.reasoning}, completions {@code text}), whether it has tool-call deltas, its finish
+ * reason, the usage report if present, and an in-stream error. Reused across events of one stream.
+ */
+public final class StreamChunk {
+
+    /** The chunk's kind, in the order of TokenEvent's ChunkKind. */
+    public enum Kind { NONE, REASONING, ANSWER, TOOL_CALL }
+
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private final StringBuilder answer = new StringBuilder();
+    private int reasoningChars;
+    private boolean toolCall;
+    private String finishReason;
+    private int usageCompletionTokens = -1;
+    private int usagePromptTokens = -1;
+    private String error;
+
+    /**
+     * Parses one event's data.
+     *
+     * @throws IOException when the data is not the JSON of a stream chunk
+     */
+    public void parse(byte[] data, int length) throws IOException {
+        answer.setLength(0);
+        reasoningChars = 0;
+        toolCall = false;
+        finishReason = null;
+        usageCompletionTokens = -1;
+        usagePromptTokens = -1;
+        error = null;
+        try (JsonParser p = JSON.createParser(data, 0, length)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new IOException("stream event is not a JSON object");
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                final String name = p.currentName();
+                final JsonToken t = p.nextToken();
+                switch (name) {
+                    case "choices" -> choices(p, t);
+                    case "usage" -> usage(p, t);
+                    case "error" -> error = t == JsonToken.START_OBJECT ? errorMessage(p) : p.getValueAsString("error");
+                    default -> p.skipChildren();
+                }
+            }
+        }
+    }
+
+    private void choices(JsonParser p, JsonToken t) throws IOException {
+        if (t != JsonToken.START_ARRAY) {
+            p.skipChildren();
+            return;
+        }
+        boolean first = true;
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            if (first && p.currentToken() == JsonToken.START_OBJECT) {
+                choice(p);
+                first = false;
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+
+    private void choice(JsonParser p) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            final String name = p.currentName();
+            final JsonToken t = p.nextToken();
+            switch (name) {
+                case "text" -> appendText(p, t, true);
+                case "delta" -> delta(p, t);
+                case "finish_reason" -> finishReason = t == JsonToken.VALUE_NULL ? null : p.getText();
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    private void delta(JsonParser p, JsonToken t) throws IOException {
+        if (t != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            final String name = p.currentName();
+            final JsonToken v = p.nextToken();
+            switch (name) {
+                case "content" -> appendText(p, v, true);
+                case "reasoning_content", "reasoning" -> appendText(p, v, false);
+                case "tool_calls" -> {
+                    if (v == JsonToken.START_ARRAY) {
+                        toolCall |= p.nextToken() != JsonToken.END_ARRAY;
+                        if (p.currentToken() != JsonToken.END_ARRAY) {
+                            p.skipChildren();
+                            while (p.nextToken() != JsonToken.END_ARRAY) {
+                                p.skipChildren();
+                            }
+                        }
+                    } else {
+                        p.skipChildren();
+                    }
+                }
+                default -> p.skipChildren();
+            }
+        }
+    }
+
+    private void appendText(JsonParser p, JsonToken t, boolean isAnswer) throws IOException {
+        if (t != JsonToken.VALUE_STRING) {
+            p.skipChildren();
+            return;
+        }
+        if (isAnswer) {
+            answer.append(p.getText());
+        } else {
+            reasoningChars += p.getTextLength();
+        }
+    }
+
+    private void usage(JsonParser p, JsonToken t) throws IOException {
+        if (t != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            final String name = p.currentName();
+            final JsonToken v = p.nextToken();
+            if ("completion_tokens".equals(name) && v == JsonToken.VALUE_NUMBER_INT) {
+                usageCompletionTokens = p.getIntValue();
+            } else if ("prompt_tokens".equals(name) && v == JsonToken.VALUE_NUMBER_INT) {
+                usagePromptTokens = p.getIntValue();
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+
+    private static String errorMessage(JsonParser p) throws IOException {
+        String message = "error";
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            final String name = p.currentName();
+            p.nextToken();
+            if ("message".equals(name)) {
+                message = p.getValueAsString(message);
+            } else {
+                p.skipChildren();
+            }
+        }
+        return message;
+    }
+
+    /** What kind of content the chunk carries; NONE for role-only, empty and usage-only chunks. */
+    public Kind kind() {
+        if (answer.length() > 0) {
+            return Kind.ANSWER;
+        }
+        if (reasoningChars > 0) {
+            return Kind.REASONING;
+        }
+        return toolCall ? Kind.TOOL_CALL : Kind.NONE;
+    }
+
+    public CharSequence answerText() {
+        return answer;
+    }
+
+    public String finishReason() {
+        return finishReason;
+    }
+
+    /** Cumulative completion tokens from a usage report on this chunk, or -1. */
+    public int usageCompletionTokens() {
+        return usageCompletionTokens;
+    }
+
+    public int usagePromptTokens() {
+        return usagePromptTokens;
+    }
+
+    /** An error the server reported inside the stream, or null. */
+    public String error() {
+        return error;
+    }
+}
