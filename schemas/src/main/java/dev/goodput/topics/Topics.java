@@ -12,6 +12,7 @@ import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import org.apache.kafka.clients.admin.Admin;
@@ -47,12 +48,14 @@ public final class Topics {
             new Topic<>("gpu.prices", GpuPrice.class, 1, COMPACTED);
     public static final Topic<CostRecord> COST =
             new Topic<>("llm.cost", CostRecord.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
+    public static final Topic<RunSummary> RUNS =
+            new Topic<>("llm.runs", RunSummary.class, 1, KEEP_FOREVER);
     public static final Topic<byte[]> DLQ =
             new Topic<>("llm.dlq", byte[].class, 1, KEEP_FOREVER);
     /** The in-process registry's own compacted store, laid out as Confluent's. */
     public static final String SCHEMAS = "_schemas";
 
-    public static final List<Topic<?>> ALL = List.of(TOKENS, REQUESTS, VERDICTS, WINDOW_STATS, PRICES, COST, DLQ);
+    public static final List<Topic<?>> ALL = List.of(TOKENS, REQUESTS, VERDICTS, WINDOW_STATS, PRICES, COST, RUNS, DLQ);
 
     private Topics() {
     }

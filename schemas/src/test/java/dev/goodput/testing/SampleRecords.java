@@ -11,6 +11,7 @@ import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
@@ -24,7 +25,7 @@ public final class SampleRecords {
     }
 
     public static List<SpecificRecord> all() {
-        return List.of(token(), request(), verdict(), windowStats(), price(), cost());
+        return List.of(token(), request(), verdict(), windowStats(), price(), cost(), runSummary());
     }
 
     public static TokenEvent token() {
@@ -85,5 +86,14 @@ public final class SampleRecords {
                 .setGpuCount(1).setWindowSeconds(10).setRequestsTotal(100).setGoodRequests(85).setOutputTokensOk(7700)
                 .setOutputTokensGood(6545).setAchievedTokensPerS(770).setComputeCostPerMUsd(2.3449)
                 .setCostPerSuccessfulMUsd(2.7587).setHourlyCostUsd(6.5).setUtilization(0.55).build();
+    }
+
+    public static RunSummary runSummary() {
+        return RunSummary.newBuilder().setContractId("c".repeat(64)).setRunId("run-1").setScenarioId("s1")
+                .setGeneratorId("gen-1").setTargetId("sim").setArrival("poisson").setRateRps(20.0).setConcurrency(null)
+                .setStartedUs(T0).setWarmupEndUs(T0.plusSeconds(2)).setEndedUs(T0.plusSeconds(12)).setRequests(200)
+                .setWarmupRequests(40).setRequestsOk(190).setRequestsError(5).setRequestsTimeout(3).setRequestsAbandoned(2)
+                .setTokenEvents(12_000).setLatenessP50Us(40).setLatenessP99Us(300).setLatenessMaxUs(900)
+                .setLatenessBoundUs(1000).setGeneratorSaturated(false).setGeneratorCpuS(1.5).setWallS(12.0).build();
     }
 }

@@ -91,9 +91,8 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                     target.headers().forEach(h::put);
                 })
                 .body(new BytesRequestContent("application/json", body()))
-                .onRequestBegin(r -> actualSendUs = clock.nowMicros())
-                .onResponseBegin(this)
-                .onResponseContent(this);
+                .onRequestBegin(r -> actualSendUs = clock.nowMicros());
+        // As a Response.Listener, this receives begin, content and completion from send() itself.
         request.send(this);
     }
 

@@ -140,8 +140,9 @@ final class Engine {
             s.pendingTokens = 0;
         }
         if (s.generated == s.resetAt) {
-            s.conn.reset();
             s.finished = true;
+            s.conn.active = null;
+            s.conn.reset();
             traces.accept(s.trace(200, "reset"));
             return;
         }

@@ -115,9 +115,9 @@ public final class SimServer implements AutoCloseable {
                 final long wait = dueNanos == Long.MAX_VALUE ? Long.MAX_VALUE : dueNanos - System.nanoTime();
                 if (wait == Long.MAX_VALUE) {
                     selector.select();
-                } else if (wait >= 1_500_000) {
+                } else if (wait >= 2_000_000) {
                     // select() sleeps in whole milliseconds: wake a little early and park the rest
-                    selector.select(wait / 1_000_000 - 1);
+                    selector.select(Math.max(1, wait / 1_000_000 - 1));
                 } else {
                     if (wait > 0) {
                         LockSupport.parkNanos(wait);

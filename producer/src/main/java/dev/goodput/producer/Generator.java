@@ -1,0 +1,71 @@
+package dev.goodput.producer;
+
+import java.io.PrintStream;
+import java.util.Locale;
+
+import dev.goodput.avro.RunSummary;
+import dev.goodput.producer.client.StreamingClient;
+import dev.goodput.producer.load.LoadRun;
+import dev.goodput.producer.publish.KafkaEventSink;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A load generator process: one HTTP client and one Kafka publisher, running scenarios one after
+ * another and publishing each scenario's {@link RunSummary}. Used by {@code goodput produce} and by
+ * the one-command local run.
+ */
+public final class Generator implements AutoCloseable {
+
+    private final StreamingClient client;
+    private final KafkaEventSink sink;
+    private final PrintStream out;
+
+    public Generator(StreamingClient client, KafkaEventSink sink, PrintStream out) {
+        this.client = client;
+        this.sink = sink;
+        this.out = out;
+    }
+
+    /** Runs one scenario to its end; throws when publishing failed (events would otherwise be lost). */
+    public RunSummary run(LoadRun.Settings settings) {
+        out.printf(Locale.ROOT, "scenario %s: %s for %s%n", settings.scenario().id(),
+                settings.scenario().closedLoop() ? "concurrency " + settings.scenario().concurrency()
+                        : settings.arrival() + " at " + settings.scenario().rateRps() + " req/s",
+                settings.durationS() != null ? settings.durationS() + " s after " + settings.warmupS() + " s warm-up"
+                        : settings.numRequests() + " requests");
+        final LoadRun run = new LoadRun(settings, MicroClock.system());
+        final RunSummary summary = run.run(client, sink, out, sink::failure, sink::tokensOffered);
+        sink.summary(summary);
+        if (sink.failure() != null) {
+            throw new IllegalStateException(sink.failure());
+        }
+        final Histogram ttft = run.ttft();
+        out.printf(Locale.ROOT, "scenario %s done: %d requests (ok %d, error %d, timeout %d, abandoned %d); "
+                        + "TTFT p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, p99.9 %.1f ms; dispatch lateness p99 %.3f ms%s; "
+                        + "generator CPU %.2f s%n",
+                summary.getScenarioId(), summary.getRequests(), summary.getRequestsOk(), summary.getRequestsError(),
+                summary.getRequestsTimeout(), summary.getRequestsAbandoned(), ms(ttft, 50), ms(ttft, 95), ms(ttft, 99),
+                ms(ttft, 99.9), summary.getLatenessP99Us() / 1000.0,
+                summary.getGeneratorSaturated() ? " (GENERATOR SATURATED: latency may be the generator's, not the target's)" : "",
+                summary.getGeneratorCpuS());
+        if (summary.getRequests() > 0 && summary.getRequestsOk() == 0) {
+            out.printf(Locale.ROOT, "warning: no request of %s succeeded; see error classes on llm.requests%n",
+                    summary.getScenarioId());
+        }
+        return summary;
+    }
+
+    private static double ms(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    public KafkaEventSink sink() {
+        return sink;
+    }
+
+    @Override
+    public void close() {
+        sink.close();
+        client.close();
+    }
+}

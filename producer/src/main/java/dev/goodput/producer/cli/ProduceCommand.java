@@ -1,0 +1,251 @@
+package dev.goodput.producer.cli;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Preflight;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.ContractLoader;
+import dev.goodput.producer.Corpus;
+import dev.goodput.producer.Generator;
+import dev.goodput.producer.client.RunIdentity;
+import dev.goodput.producer.client.StreamingClient;
+import dev.goodput.producer.client.Target;
+import dev.goodput.producer.load.LoadRun;
+import dev.goodput.producer.load.Matrix;
+import dev.goodput.producer.load.Scenario;
+import dev.goodput.producer.publish.KafkaEventSink;
+import dev.goodput.producer.sim.SimConfig;
+import dev.goodput.producer.sim.SimServer;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.topics.Topics;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code goodput produce}: drives an OpenAI-compatible streaming endpoint (or the built-in simulator)
+ * through the load matrix and publishes every chunk and request to Kafka.
+ *
+ * <p>Output topics: llm.tokens, llm.requests (keyed by request id), llm.runs (one summary per scenario).
+ */
+@Command(name = "produce", mixinStandardHelpOptions = true,
+        description = "Drive an inference endpoint with the load matrix and publish per-token and per-request events.")
+public final class ProduceCommand implements Callable<Integer> {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--target", description = "OpenAI-compatible API base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang, TGI, llama.cpp, Ollama).")
+    String target;
+
+    @Option(names = "--simulate", description = "Start the built-in simulated inference server in this process and target it.")
+    boolean simulate;
+
+    @Option(names = "--endpoint", defaultValue = "chat", description = "chat (/chat/completions) or completions (/completions).")
+    String endpoint;
+
+    @Option(names = "--model", description = "Model name to request (default: the contract's model.name).")
+    String model;
+
+    @Option(names = "--api-key-env", description = "Environment variable holding the API key (never logged or published).")
+    String apiKeyEnv;
+
+    @Option(names = "--header", description = "Extra request header, NAME=VALUE (repeatable).")
+    Map<String, String> headers = new LinkedHashMap<>();
+
+    @Option(names = "--target-id", description = "Deployment name on every event (default: host:port of the target).")
+    String targetId;
+
+    @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
+    Path contractFile;
+
+    @Option(names = "--matrix", description = "Load matrix file, e.g. config/scenarios.yaml: every scenario is run in turn.")
+    Path matrixFile;
+
+    @Option(names = "--scenario", description = "Scenario id(s) to run, e.g. p128-o64-r10-cold or p128-o64-c8-warm (repeatable).")
+    List<String> scenarioIds = new ArrayList<>();
+
+    @Option(names = "--prompt-tokens", defaultValue = "128", description = "Prompt length when no matrix or scenario is given.")
+    int promptTokens;
+
+    @Option(names = "--output-tokens", description = "Output length when no matrix or scenario is given (default: the contract's cap).")
+    Integer outputTokens;
+
+    @Option(names = "--rate", description = "Requests per second (open loop); default from the contract.")
+    Double rate;
+
+    @Option(names = "--concurrency", description = "Concurrent requests (closed loop); default from the contract.")
+    Integer concurrency;
+
+    @Option(names = "--arrival", description = "poisson, gamma, constant, closed_loop or trace (default: the contract's).")
+    String arrival;
+
+    @Option(names = "--burstiness", description = "Gamma shape for --arrival gamma: 1 is Poisson, < 1 burstier.")
+    Double burstiness;
+
+    @Option(names = "--trace-file", description = "Send times for --arrival trace: seconds from the start, one per line.")
+    Path traceFile;
+
+    @Option(names = "--duration", description = "Measured seconds per scenario after warm-up (default: the matrix's, else 30).")
+    Double durationS;
+
+    @Option(names = "--num-requests", description = "Requests per scenario, warm-up included (instead of a duration).")
+    Long numRequests;
+
+    @Option(names = "--warmup", description = "Warm-up seconds, marked on events and excluded from results (default: the contract's).")
+    Double warmupS;
+
+    @Option(names = "--ramp-up", defaultValue = "0", description = "Seconds over which the rate ramps up linearly.")
+    double rampUpS;
+
+    @Option(names = "--timeout", defaultValue = "120", description = "Per-request timeout, seconds.")
+    double timeoutS;
+
+    @Option(names = "--stall-timeout", defaultValue = "30", description = "A stream silent this long ends as TIMEOUT, seconds.")
+    double stallS;
+
+    @Option(names = "--continuous-usage", description = "Ask for usage on every chunk (vLLM's continuous_usage_stats) to count tokens per chunk.")
+    boolean continuousUsage;
+
+    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers (overrides --producer.config).")
+    String bootstrapServer;
+
+    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL (default: ${DEFAULT-VALUE}).")
+    String registryUrl;
+
+    @Option(names = "--producer.config", description = "Kafka producer properties file.")
+    Path producerConfig;
+
+    @Option(names = "--run-id", description = "Run id (default: a timestamp and random suffix). Several generators share one run by passing the same id.")
+    String runId;
+
+    @Option(names = "--generator-id", description = "This generator's id within the run (default: random).")
+    String generatorId;
+
+    @Option(names = "--lateness-bound-ms", defaultValue = "1", description = "Dispatch lateness p99 above which the run is marked generator-saturated.")
+    double latenessBoundMs;
+
+    @Option(names = "--publish-buffer", defaultValue = "1000000", description = "Events buffered for Kafka before the run is failed.")
+    int publishBuffer;
+
+    @Option(names = "--max-connections", defaultValue = "4096", description = "HTTP connections to the target.")
+    int maxConnections;
+
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process.")
+    long seed;
+
+    @Option(names = "--progress-interval", defaultValue = "5", description = "Seconds between progress lines.")
+    double progressS;
+
+    @Override
+    public Integer call() {
+        final PrintStream out = System.out;
+        final Contract contract = ContractLoader.load(contractFile);
+        final Path corpusFile = ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent());
+        final Corpus corpus = Corpus.load(corpusFile);
+        final List<Scenario> scenarios = scenarios(contract);
+        final double duration = durationS != null ? durationS
+                : matrixFile != null ? Matrix.load(matrixFile).durationS() : 30;
+        final String arrivalProcess = arrival != null ? arrival : contract.arrival().process();
+        if ("trace".equals(arrivalProcess) && traceFile == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--arrival trace needs --trace-file");
+        }
+        final Properties props = ClientConfig.merge(producerConfig, System.getenv(),
+                bootstrapServer == null ? Map.of() : Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServer),
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
+        Preflight.kafka(props, 10_000);
+        final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
+        Preflight.registry(registry);
+
+        SimServer sim = null;
+        try {
+            if (simulate) {
+                sim = new SimServer(SimConfig.defaults(), corpus, 0);
+                out.println("simulator at " + sim.baseUrl());
+            } else if (target == null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "give --target URL or --simulate");
+            }
+            final Target t = target(sim != null ? sim.baseUrl() : target, contract);
+            final String run = runId != null ? runId : newRunId();
+            final String gen = generatorId != null ? generatorId : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
+            out.println("run " + run + ", generator " + gen + ", contract " + contract.id() + ", target " + t.endpoint());
+            try (Generator g = new Generator(new StreamingClient(maxConnections),
+                    new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
+                            publishBuffer), out)) {
+                for (Scenario sc : scenarios) {
+                    g.run(new LoadRun.Settings(t, RunIdentity.of(contract, run, t.targetId()), sc, corpus, gen,
+                            arrivalProcess, burstiness != null ? burstiness : contract.arrival().burstiness(),
+                            warmupS != null ? warmupS : contract.arrival().warmupS(),
+                            numRequests != null ? null : duration, numRequests, rampUpS, traceFile,
+                            Math.round(latenessBoundMs * 1000), seed, Duration.ofMillis(Math.round(progressS * 1000))));
+                }
+            }
+        } finally {
+            if (sim != null) {
+                sim.close();
+            }
+        }
+        return 0;
+    }
+
+    Target target(String baseUrl, Contract contract) {
+        if (!"chat".equals(endpoint) && !"completions".equals(endpoint)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--endpoint must be chat or completions, got " + endpoint);
+        }
+        try {
+            final java.net.URI u = java.net.URI.create(baseUrl);
+            return new Target(baseUrl, "chat".equals(endpoint), model != null ? model : contract.modelName(), apiKeyEnv,
+                    headers, targetId != null ? targetId : u.getHost() + ":" + u.getPort(),
+                    Duration.ofMillis(Math.round(timeoutS * 1000)), Duration.ofMillis(Math.round(stallS * 1000)),
+                    continuousUsage);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    List<Scenario> scenarios(Contract contract) {
+        final List<Scenario> out = new ArrayList<>();
+        try {
+            if (!scenarioIds.isEmpty()) {
+                scenarioIds.forEach(id -> out.add(Scenario.parse(id)));
+            } else if (matrixFile != null) {
+                out.addAll(Matrix.load(matrixFile).scenarios());
+            } else {
+                final Integer c = concurrency != null ? concurrency
+                        : rate == null && "closed_loop".equals(contract.arrival().process()) ? contract.arrival().concurrency() : null;
+                final Double r = c != null ? null : rate != null ? rate : contract.arrival().rateRps();
+                out.add(new Scenario(promptTokens, outputTokens != null ? outputTokens : contract.outputCapTokens(), r, c,
+                        contract.cacheState()));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        for (Scenario s : out) {
+            if (s.outputTokens() > contract.outputCapTokens()) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "scenario " + s.id() + " asks for "
+                        + s.outputTokens() + " output tokens, above the contract's output_cap_tokens "
+                        + contract.outputCapTokens());
+            }
+        }
+        return out;
+    }
+
+    static String newRunId() {
+        return LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", java.util.Locale.ROOT))
+                + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xfffL);
+    }
+}

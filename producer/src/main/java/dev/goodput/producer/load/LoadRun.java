@@ -1,0 +1,204 @@
+package dev.goodput.producer.load;
+
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RunSummary;
+import dev.goodput.producer.Corpus;
+import dev.goodput.producer.MicroClock;
+import dev.goodput.producer.Prompts;
+import dev.goodput.producer.client.EventSink;
+import dev.goodput.producer.client.RequestExecution;
+import dev.goodput.producer.client.RequestSpec;
+import dev.goodput.producer.client.RunIdentity;
+import dev.goodput.producer.client.StreamingClient;
+import dev.goodput.producer.client.Target;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Runs one scenario: dispatches requests at their intended times, waits for them, and reports what
+ * the generator itself did (its CPU, its dispatch lateness, whether it was the bottleneck). The
+ * dispatcher thread only waits and starts requests; everything else happens on HTTP threads.
+ */
+public final class LoadRun {
+
+    /**
+     * What to run.
+     *
+     * @param arrival        poisson, gamma, constant, closed_loop or trace (closed_loop when the scenario has a concurrency)
+     * @param durationS      seconds of measured load after warm-up, or null
+     * @param numRequests    requests to send (warm-up included), or null
+     * @param latenessBoundUs dispatch lateness p99 above which the run is marked generator-saturated
+     */
+    public record Settings(Target target, RunIdentity identity, Scenario scenario, Corpus corpus, String generatorId,
+                           String arrival, Double burstiness, double warmupS, Double durationS, Long numRequests,
+                           double rampUpS, Path traceFile, long latenessBoundUs, long seed, Duration progressEvery) {
+
+        public Settings {
+            if (durationS == null && numRequests == null && !"trace".equals(arrival)) {
+                throw new IllegalArgumentException("give a duration or a number of requests");
+            }
+        }
+    }
+
+    private final Settings s;
+    private final MicroClock clock;
+    private final RunStats stats = new RunStats();
+    private final Set<RequestExecution> inFlight = ConcurrentHashMap.newKeySet();
+
+    public LoadRun(Settings settings, MicroClock clock) {
+        this.s = settings;
+        this.clock = clock;
+    }
+
+    /**
+     * Runs the scenario to its end.
+     *
+     * @param failure  polled between requests: a non-null answer (the publisher failed) stops the run
+     * @param tokenEvents how many token events the sink has taken, for the progress line
+     */
+    public RunSummary run(StreamingClient client, EventSink sink, PrintStream progress, Supplier<String> failure,
+                          Supplier<Long> tokenEvents) {
+        final long cpu0 = processCpuNanos();
+        final long wall0 = System.nanoTime();
+        final long startUs = clock.nowMicros() + 20_000;
+        final long warmupEndUs = startUs + Math.round(s.warmupS() * 1e6);
+        final long endUs = s.durationS() != null ? warmupEndUs + Math.round(s.durationS() * 1e6) : Long.MAX_VALUE;
+        final Schedule schedule = schedule(startUs);
+        long seq = 0;
+        long lastProgress = System.nanoTime();
+        while (failure.get() == null) {
+            final long t;
+            try {
+                t = schedule.next();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (t >= endUs || (s.numRequests() != null && seq >= s.numRequests()) || t == Long.MAX_VALUE) {
+                break;
+            }
+            final RequestSpec spec = spec(seq++, t, t < warmupEndUs);
+            waitUntil(t);
+            final RequestExecution[] holder = new RequestExecution[1];
+            holder[0] = new RequestExecution(spec, s.identity(), s.target(), clock, sink, e -> done(holder[0], e, schedule));
+            inFlight.add(holder[0]);
+            holder[0].start(client.http());
+            if (System.nanoTime() - lastProgress >= s.progressEvery().toNanos()) {
+                lastProgress = System.nanoTime();
+                progress.println(stats.progress((lastProgress - wall0) / 1e9, inFlight.size(), tokenEvents.get()));
+            }
+        }
+        drain(progress, wall0, tokenEvents);
+        final double wallS = (System.nanoTime() - wall0) / 1e9;
+        final double cpuS = (processCpuNanos() - cpu0) / 1e9;
+        progress.println(stats.progress(wallS, inFlight.size(), tokenEvents.get()));
+        return summary(startUs, warmupEndUs, wallS, cpuS, tokenEvents.get());
+    }
+
+    private void done(RequestExecution exec, RequestEvent e, Schedule schedule) {
+        inFlight.remove(exec);
+        stats.record(e);
+        schedule.completed(RunStats.micros(e.getCompletionTimeUs()));
+    }
+
+    private void drain(PrintStream progress, long wall0, Supplier<Long> tokenEvents) {
+        final long deadline = System.nanoTime() + s.target().requestTimeout().toNanos() + 1_000_000_000L;
+        long lastProgress = System.nanoTime();
+        while (!inFlight.isEmpty() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(5_000_000);
+            if (System.nanoTime() - lastProgress >= s.progressEvery().toNanos()) {
+                lastProgress = System.nanoTime();
+                progress.println(stats.progress((lastProgress - wall0) / 1e9, inFlight.size(), tokenEvents.get()));
+            }
+        }
+        for (RequestExecution e : inFlight) {
+            e.abandon();
+        }
+        final long abandonDeadline = System.nanoTime() + 10_000_000_000L;
+        while (!inFlight.isEmpty() && System.nanoTime() < abandonDeadline) {
+            LockSupport.parkNanos(5_000_000);
+        }
+    }
+
+    private Schedule schedule(long startUs) {
+        final Scenario sc = s.scenario();
+        if (sc.closedLoop()) {
+            return Schedule.closedLoop(startUs, sc.concurrency());
+        }
+        return switch (s.arrival()) {
+            case "poisson" -> Schedule.poisson(startUs, sc.rateRps(), s.rampUpS(), s.seed());
+            case "gamma" -> Schedule.gamma(startUs, sc.rateRps(), s.burstiness() == null ? 1.0 : s.burstiness(),
+                    s.rampUpS(), s.seed());
+            case "constant" -> Schedule.constant(startUs, sc.rateRps(), s.rampUpS());
+            case "trace" -> Schedule.trace(startUs, s.traceFile());
+            default -> throw new IllegalArgumentException("unknown arrival process " + s.arrival()
+                    + " (poisson, gamma, constant, closed_loop, trace)");
+        };
+    }
+
+    private RequestSpec spec(long seq, long intendedUs, boolean warmup) {
+        final Corpus.Entry entry = s.corpus().get(seq);
+        // Cold: a unique filler prefix per request, so prefix caches miss; warm: one prefix per scenario.
+        final long prefixSeed = "warm".equals(s.scenario().cache())
+                ? s.scenario().id().hashCode()
+                : (s.identity().runId() + "/" + s.generatorId() + "/" + seq).hashCode() * 31L + seq;
+        final String prompt = Prompts.build(entry.prompt(), s.scenario().promptTokens(), prefixSeed);
+        return new RequestSpec(s.generatorId() + "-" + s.scenario().id() + "-" + seq, s.scenario().id(), prompt,
+                Prompts.countTokens(prompt), entry.expected(), s.scenario().outputTokens(), intendedUs, warmup);
+    }
+
+    private void waitUntil(long intendedUs) {
+        final long target = clock.toNanoTime(intendedUs);
+        long remaining;
+        while ((remaining = target - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(remaining);
+        }
+    }
+
+    private RunSummary summary(long startUs, long warmupEndUs, double wallS, double cpuS, long tokenEvents) {
+        final Histogram late = stats.lateness();
+        final long p99 = late.getValueAtPercentile(99);
+        return RunSummary.newBuilder()
+                .setContractId(s.identity().contractId()).setRunId(s.identity().runId())
+                .setScenarioId(s.scenario().id()).setGeneratorId(s.generatorId()).setTargetId(s.identity().targetId())
+                .setArrival(s.scenario().closedLoop() ? "closed_loop" : s.arrival())
+                .setRateRps(s.scenario().rateRps()).setConcurrency(s.scenario().concurrency())
+                .setStartedUs(MicroClock.toInstant(startUs)).setWarmupEndUs(MicroClock.toInstant(warmupEndUs))
+                .setEndedUs(MicroClock.toInstant(clock.nowMicros()))
+                .setRequests(stats.requests()).setWarmupRequests(stats.warmup.sum())
+                .setRequestsOk(stats.count(RequestStatus.OK)).setRequestsError(stats.count(RequestStatus.ERROR))
+                .setRequestsTimeout(stats.count(RequestStatus.TIMEOUT))
+                .setRequestsAbandoned(stats.count(RequestStatus.ABANDONED))
+                .setTokenEvents(tokenEvents)
+                .setLatenessP50Us(late.getValueAtPercentile(50)).setLatenessP99Us(p99)
+                .setLatenessMaxUs(late.getMaxValue()).setLatenessBoundUs(s.latenessBoundUs())
+                .setGeneratorSaturated(p99 > s.latenessBoundUs())
+                .setGeneratorCpuS(cpuS).setWallS(wallS).build();
+    }
+
+    /** TTFT of this run's OK requests so far (microseconds), for reports and benchmarks. */
+    public Histogram ttft() {
+        return stats.ttft();
+    }
+
+    public Histogram lateness() {
+        return stats.lateness();
+    }
+
+    static long processCpuNanos() {
+        final var os = ManagementFactory.getOperatingSystemMXBean();
+        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+            return sun.getProcessCpuTime();
+        }
+        return 0;
+    }
+}

@@ -1,0 +1,100 @@
+package dev.goodput.producer.load;
+
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Live counters of a run, safe to update from HTTP threads: requests by status, tokens, and
+ * HdrHistogram recorders (microseconds, 3 significant digits) of TTFT and dispatch lateness. Feeds
+ * the progress line; the authoritative numbers are computed downstream from the topics.
+ */
+public final class RunStats {
+    /** Largest latency these live histograms hold: 1 hour. */
+    public static final long MAX_US = 3_600_000_000L;
+    public static final int DIGITS = 3;
+
+    final LongAdder requests = new LongAdder();
+    final LongAdder warmup = new LongAdder();
+    final LongAdder ok = new LongAdder();
+    final LongAdder errors = new LongAdder();
+    final LongAdder timeouts = new LongAdder();
+    final LongAdder abandoned = new LongAdder();
+    final LongAdder outputTokens = new LongAdder();
+    private final Recorder ttft = new Recorder(MAX_US, DIGITS);
+    private final Recorder lateness = new Recorder(MAX_US, DIGITS);
+    private final Histogram ttftTotal = new Histogram(MAX_US, DIGITS);
+    private final Histogram latenessTotal = new Histogram(MAX_US, DIGITS);
+
+    void record(RequestEvent e) {
+        requests.increment();
+        if (e.getWarmup()) {
+            warmup.increment();
+        }
+        final long late = micros(e.getActualSendTimeUs()) - micros(e.getIntendedSendTimeUs());
+        lateness.recordValue(Math.min(MAX_US, Math.max(0, late)));
+        switch (e.getStatus()) {
+            case OK -> {
+                ok.increment();
+                outputTokens.add(e.getOutputTokens());
+                if (e.getFirstChunkTimeUs() != null) {
+                    ttft.recordValue(Math.min(MAX_US, Math.max(0,
+                            micros(e.getFirstChunkTimeUs()) - micros(e.getIntendedSendTimeUs()))));
+                }
+            }
+            case TIMEOUT -> timeouts.increment();
+            case ABANDONED -> abandoned.increment();
+            default -> errors.increment();
+        }
+    }
+
+    static long micros(java.time.Instant i) {
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+    }
+
+    /** Folds what was recorded since the last call into the run totals. */
+    synchronized void sample() {
+        ttftTotal.add(ttft.getIntervalHistogram());
+        latenessTotal.add(lateness.getIntervalHistogram());
+    }
+
+    synchronized Histogram lateness() {
+        sample();
+        return latenessTotal.copy();
+    }
+
+    synchronized Histogram ttft() {
+        sample();
+        return ttftTotal.copy();
+    }
+
+    long requests() {
+        return requests.sum();
+    }
+
+    /** One progress line, like Kafka's perf tools. */
+    String progress(double elapsedS, long inFlight, long tokenEvents) {
+        final Histogram t = ttft();
+        final Histogram l = lateness();
+        return String.format(Locale.ROOT,
+                "%8.1f s: %d requests (ok %d, errors %d, timeouts %d), %d in flight, %.1f req/s, %.1f output tokens/s, "
+                        + "%d chunks, TTFT p50 %.1f ms p99 %.1f ms, dispatch lateness p99 %.3f ms",
+                elapsedS, requests.sum(), ok.sum(), errors.sum(), timeouts.sum(), inFlight,
+                requests.sum() / Math.max(elapsedS, 1e-9), outputTokens.sum() / Math.max(elapsedS, 1e-9), tokenEvents,
+                t.getValueAtPercentile(50) / 1000.0, t.getValueAtPercentile(99) / 1000.0,
+                l.getValueAtPercentile(99) / 1000.0);
+    }
+
+    long count(RequestStatus s) {
+        return switch (s) {
+            case OK -> ok.sum();
+            case ERROR -> errors.sum();
+            case TIMEOUT -> timeouts.sum();
+            case ABANDONED -> abandoned.sum();
+        };
+    }
+}

@@ -1,0 +1,179 @@
+package dev.goodput.producer.publish;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.producer.client.EventSink;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroSerializer;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Publishes the generator's events to Kafka without ever blocking the timing path: HTTP threads
+ * only offer events to a bounded buffer, and one publisher thread serializes and sends them with an
+ * idempotent producer (acks=all, lz4, batching), so broker retries never duplicate an event. If the
+ * buffer overflows or a send fails for good, the run is failed loudly rather than losing events.
+ */
+public final class KafkaEventSink implements EventSink, AutoCloseable {
+
+    private static final int DRAIN_BATCH = 4096;
+
+    private final KafkaProducer<String, SpecificRecord> producer;
+    private final String tokensTopic;
+    private final String requestsTopic;
+    private final String runsTopic;
+    private final ArrayBlockingQueue<ProducerRecord<String, SpecificRecord>> buffer;
+    private final AtomicReference<String> failure = new AtomicReference<>();
+    private final LongAdder tokensOffered = new LongAdder();
+    private final LongAdder requestsOffered = new LongAdder();
+    private final LongAdder acked = new LongAdder();
+    private final Thread publisher;
+    private final int capacity;
+    private volatile boolean closing;
+
+    public KafkaEventSink(Properties clientProps, SchemaRegistryClient registry, String tokensTopic,
+                          String requestsTopic, String runsTopic, int bufferCapacity) {
+        this.tokensTopic = tokensTopic;
+        this.requestsTopic = requestsTopic;
+        this.runsTopic = runsTopic;
+        this.buffer = new ArrayBlockingQueue<>(bufferCapacity);
+        this.capacity = bufferCapacity;
+        this.producer = new KafkaProducer<>(producerProps(clientProps), new StringSerializer(),
+                new AvroSerializer<>(registry, false));
+        this.publisher = new Thread(this::publish, "goodput-publisher");
+        publisher.setDaemon(true);
+        publisher.start();
+    }
+
+    /** Defaults for a lossless, ordered, duplicate-free event stream; the user's properties win. */
+    static Properties producerProps(Properties user) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "300000");
+        p.putAll(user);
+        return p;
+    }
+
+    @Override
+    public void token(TokenEvent event) {
+        offer(new ProducerRecord<>(tokensTopic, event.getRequestId(), event));
+        tokensOffered.increment();
+    }
+
+    @Override
+    public void request(RequestEvent event) {
+        offer(new ProducerRecord<>(requestsTopic, event.getRequestId(), event));
+        requestsOffered.increment();
+    }
+
+    /** Publishes a scenario's summary and waits for the broker's acknowledgement. */
+    public void summary(RunSummary summary) {
+        flush(Duration.ofMinutes(5));
+        try {
+            producer.send(new ProducerRecord<>(runsTopic, summary.getRunId(), summary)).get(5, TimeUnit.MINUTES);
+        } catch (Exception e) {
+            failure.compareAndSet(null, "publishing the run summary failed: " + e.getMessage());
+        }
+    }
+
+    private void offer(ProducerRecord<String, SpecificRecord> r) {
+        if (!buffer.offer(r)) {
+            failure.compareAndSet(null, "the publish buffer (" + capacity + " events) overflowed: Kafka is not keeping up with the generator; the run is stopped rather than "
+                    + "dropping events (raise --publish-buffer or check the broker)");
+        }
+    }
+
+    private void publish() {
+        final List<ProducerRecord<String, SpecificRecord>> batch = new ArrayList<>(DRAIN_BATCH);
+        while (!closing || !buffer.isEmpty()) {
+            try {
+                if (buffer.drainTo(batch, DRAIN_BATCH) == 0) {
+                    final ProducerRecord<String, SpecificRecord> r = buffer.poll(20, TimeUnit.MILLISECONDS);
+                    if (r == null) {
+                        continue;
+                    }
+                    batch.add(r);
+                }
+                for (ProducerRecord<String, SpecificRecord> r : batch) {
+                    producer.send(r, (md, e) -> {
+                        if (e != null) {
+                            failure.compareAndSet(null, "publishing to " + r.topic() + " failed: " + e.getMessage());
+                        } else {
+                            acked.increment();
+                        }
+                    });
+                }
+                batch.clear();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                failure.compareAndSet(null, "publishing failed: " + e.getMessage());
+                batch.clear();
+            }
+        }
+    }
+
+    /** Waits until everything offered so far has been acknowledged by the broker. */
+    public boolean flush(Duration timeout) {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (acked.sum() < tokensOffered.sum() + requestsOffered.sum() && failure.get() == null
+                && System.nanoTime() < deadline) {
+            producer.flush();
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return acked.sum() >= tokensOffered.sum() + requestsOffered.sum();
+    }
+
+    /** Why the sink failed, or null. */
+    public String failure() {
+        return failure.get();
+    }
+
+    public long tokensOffered() {
+        return tokensOffered.sum();
+    }
+
+    public long requestsOffered() {
+        return requestsOffered.sum();
+    }
+
+    public long acked() {
+        return acked.sum();
+    }
+
+    @Override
+    public void close() {
+        flush(Duration.ofMinutes(5));
+        closing = true;
+        try {
+            publisher.join(60_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        producer.close(Duration.ofSeconds(30));
+    }
+}

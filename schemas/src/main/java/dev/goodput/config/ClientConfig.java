@@ -1,0 +1,59 @@
+package dev.goodput.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+import dev.goodput.contract.ContractException;
+
+/**
+ * Kafka client properties, merged in one place and one order: the user's {@code .properties} file
+ * (as {@code --producer.config} / {@code --consumer.config} / {@code --streams.config} in Kafka's own
+ * tools), then environment overrides ({@code GOODPUT_KAFKA_LINGER_MS=20} becomes {@code linger.ms=20}),
+ * then command-line flags such as {@code --bootstrap-server}, then defaults for whatever is still unset.
+ */
+public final class ClientConfig {
+
+    public static final String ENV_PREFIX = "GOODPUT_KAFKA_";
+
+    private ClientConfig() {
+    }
+
+    /**
+     * @param file      a properties file, or null
+     * @param env       the environment (System.getenv() in the apps)
+     * @param flags     properties given by command-line flags
+     * @param defaults  applied only where nothing above set the key
+     */
+    public static Properties merge(Path file, Map<String, String> env, Map<String, String> flags,
+                                   Map<String, String> defaults) {
+        final Properties p = new Properties();
+        if (file != null) {
+            try (Reader r = Files.newBufferedReader(file)) {
+                p.load(r);
+            } catch (NoSuchFileException e) {
+                throw new ContractException(file.toString(), List.of("properties file not found"));
+            } catch (IOException | IllegalArgumentException e) {
+                throw new ContractException(file.toString(), List.of("cannot read properties: " + e.getMessage()));
+            }
+        }
+        env.forEach((k, v) -> {
+            if (k.startsWith(ENV_PREFIX) && k.length() > ENV_PREFIX.length()) {
+                p.setProperty(k.substring(ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.'), v);
+            }
+        });
+        flags.forEach((k, v) -> {
+            if (v != null) {
+                p.setProperty(k, v);
+            }
+        });
+        defaults.forEach(p::putIfAbsent);
+        return p;
+    }
+}
