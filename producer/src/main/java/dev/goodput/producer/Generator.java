@@ -19,6 +19,7 @@ public final class Generator implements AutoCloseable {
     private final StreamingClient client;
     private final KafkaEventSink sink;
     private final PrintStream out;
+    private volatile boolean stopped;
 
     public Generator(StreamingClient client, KafkaEventSink sink, PrintStream out) {
         this.client = client;
@@ -34,7 +35,8 @@ public final class Generator implements AutoCloseable {
                 settings.durationS() != null ? settings.durationS() + " s after " + settings.warmupS() + " s warm-up"
                         : settings.numRequests() + " requests");
         final LoadRun run = new LoadRun(settings, MicroClock.system());
-        final RunSummary summary = run.run(client, sink, out, sink::failure, sink::tokensOffered);
+        final RunSummary summary = run.run(client, sink, out, () -> stopped ? "stopped" : sink.failure(),
+                sink::tokensOffered);
         sink.summary(summary);
         if (sink.failure() != null) {
             throw new IllegalStateException(sink.failure());
@@ -57,6 +59,15 @@ public final class Generator implements AutoCloseable {
 
     private static double ms(Histogram h, double percentile) {
         return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    /** Ends the running scenario early (Ctrl-C): requests in flight finish or are abandoned. */
+    public void stop() {
+        stopped = true;
+    }
+
+    public boolean stopped() {
+        return stopped;
     }
 
     public KafkaEventSink sink() {

@@ -3,7 +3,11 @@ package dev.goodput.runner;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -11,14 +15,28 @@ import java.util.stream.Collectors;
 
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.ContractLoader;
+import dev.goodput.producer.Corpus;
+import dev.goodput.producer.Generator;
+import dev.goodput.producer.client.RunIdentity;
+import dev.goodput.producer.client.StreamingClient;
+import dev.goodput.producer.client.Target;
+import dev.goodput.producer.load.LoadRun;
+import dev.goodput.producer.load.Matrix;
+import dev.goodput.producer.load.Scenario;
+import dev.goodput.producer.publish.KafkaEventSink;
+import dev.goodput.producer.sim.SimConfig;
+import dev.goodput.producer.sim.SimServer;
+import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code goodput demo}: a live local benchmark in one JVM. Starts the broker, the registry and the
- * topics, then every pipeline stage that exists, prints where everything listens, and runs until
- * Ctrl-C (or {@code --duration}). The data folder is kept between runs unless {@code --fresh}.
+ * topics, the simulated inference server, and the load generator running the load matrix again and
+ * again; prints where everything listens; runs until Ctrl-C (or {@code --duration}). The data
+ * folder is kept between runs unless {@code --fresh}, so every run stays replayable.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = "Run a live local benchmark on an embedded broker, registry and simulator.")
@@ -26,6 +44,9 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
     Path contractFile;
+
+    @Option(names = "--matrix", defaultValue = "config/scenarios.yaml", description = "Load matrix (default: ${DEFAULT-VALUE}).")
+    Path matrixFile;
 
     @Option(names = "--data-dir", defaultValue = ".goodput/data", description = "Broker data, kept between runs (default: ${DEFAULT-VALUE}).")
     Path dataDir;
@@ -39,6 +60,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--registry-port", defaultValue = "0", description = "Schema registry port; 0 picks a free one.")
     int registryPort;
 
+    @Option(names = "--scenario-seconds", description = "Measured seconds per scenario (default: the matrix's duration_s).")
+    Double scenarioSeconds;
+
     @Option(names = "--duration", description = "Stop by itself after this long (for example 30s, 5m); default: until Ctrl-C.",
             converter = DurationConverter.class)
     Duration duration;
@@ -47,31 +71,82 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         final PrintStream out = System.out;
         final Contract contract = ContractLoader.load(contractFile);
-        ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent());
+        final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent()));
+        final Matrix matrix = Matrix.load(matrixFile);
         final long t0 = System.nanoTime();
-        try (LocalCluster cluster = LocalCluster.start(dataDir, fresh, kafkaPort, registryPort, Topics.ALL)) {
-            final CountDownLatch stop = new CountDownLatch(1);
-            final Thread hook = new Thread(stop::countDown, "goodput-demo-shutdown");
-            Runtime.getRuntime().addShutdownHook(hook);
-            out.println("Goodput local run");
+        final CountDownLatch stop = new CountDownLatch(1);
+        final Thread hook = new Thread(stop::countDown, "goodput-demo-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (LocalCluster cluster = LocalCluster.start(dataDir, fresh, kafkaPort, registryPort, Topics.ALL);
+             SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0)) {
+            final String runId = "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
+            out.println("Goodput local run " + runId);
             out.printf(Locale.ROOT, "  contract   %s  id %s%n", contractFile, contract.id());
             out.printf(Locale.ROOT, "  kafka      %s  (started in %d ms; data %s, kept between runs; --fresh starts clean)%n",
                     cluster.bootstrapServers(), cluster.kafka().lastStartTime().toMillis(), dataDir);
             out.printf(Locale.ROOT, "  registry   %s%n", cluster.registryUrl());
+            out.printf(Locale.ROOT, "  simulator  %s  (OpenAI-compatible, streaming)%n", sim.baseUrl());
             out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
                     .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
+            out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,
+                    matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
             out.flush();
-            if (duration == null) {
-                stop.await();
-            } else {
-                stop.await(duration.toMillis(), TimeUnit.MILLISECONDS);
-                Runtime.getRuntime().removeShutdownHook(hook);
+
+            final Properties props = new Properties();
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            final Target target = new Target(sim.baseUrl(), true, contract.modelName(), null, Map.of(), "simulator",
+                    Duration.ofSeconds(60), Duration.ofSeconds(15), false);
+            try (Generator generator = new Generator(new StreamingClient(1024),
+                    new KafkaEventSink(props, new SchemaRegistryClient(cluster.registryUrl()), Topics.TOKENS.name(),
+                            Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000), out)) {
+                final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),
+                        "goodput-demo-load");
+                load.start();
+                if (duration == null) {
+                    stop.await();
+                } else {
+                    stop.await(duration.toMillis(), TimeUnit.MILLISECONDS);
+                }
+                out.println("Stopping.");
+                generator.stop();
+                load.join(TimeUnit.SECONDS.toMillis(90));
             }
-            out.println("Stopping.");
+        } finally {
+            if (duration != null) {
+                removeHook(hook);
+            }
         }
         out.println("Stopped.");
         return 0;
+    }
+
+    private void loop(Generator g, Matrix matrix, Contract contract, Corpus corpus, Target target, String runId,
+                      CountDownLatch stop) {
+        final double seconds = scenarioSeconds != null ? scenarioSeconds : matrix.durationS();
+        try {
+            while (!g.stopped()) {
+                for (Scenario sc : matrix.scenarios()) {
+                    if (g.stopped()) {
+                        return;
+                    }
+                    g.run(new LoadRun.Settings(target, RunIdentity.of(contract, runId, target.targetId()), sc, corpus,
+                            "demo", contract.arrival().process(), contract.arrival().burstiness(),
+                            contract.arrival().warmupS(), seconds, null, 0, null, 1_000, 1, Duration.ofSeconds(5)));
+                }
+            }
+        } catch (RuntimeException e) {
+            System.err.println("goodput: the load generator stopped: " + e.getMessage());
+            stop.countDown();
+        }
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            // the JVM is already shutting down: the hook has run or is running
+        }
     }
 }

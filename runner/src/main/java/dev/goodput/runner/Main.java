@@ -1,6 +1,10 @@
 package dev.goodput.runner;
 
+import dev.goodput.config.Preflight;
 import dev.goodput.contract.ContractException;
+import dev.goodput.producer.cli.BenchProducerCommand;
+import dev.goodput.producer.cli.ProduceCommand;
+import dev.goodput.producer.cli.SimulateCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,7 +14,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class})
+        subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, BenchProducerCommand.class})
 public final class Main {
 
     public static final int EXIT_FAILED = 1;
@@ -30,6 +34,10 @@ public final class Main {
             if (e instanceof ContractException ce) {
                 cmd.getErr().println("goodput: " + ce.getMessage());
                 return EXIT_REFUSED;
+            }
+            if (e instanceof Preflight.Unreachable u) {
+                cmd.getErr().println("goodput: " + u.getMessage());
+                return EXIT_FAILED;
             }
             if (e instanceof StartupException se) {
                 cmd.getErr().println("goodput: " + se.getMessage());

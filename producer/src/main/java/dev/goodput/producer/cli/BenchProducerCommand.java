@@ -1,0 +1,29 @@
+package dev.goodput.producer.cli;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import dev.goodput.producer.bench.ProducerBenchmark;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code goodput bench-producer}: the load generator's own timing error, lateness and throughput. */
+@Command(name = "bench-producer", mixinStandardHelpOptions = true,
+        description = "Benchmark the load generator against the simulator and a broker in child JVMs; prints figures.")
+public final class BenchProducerCommand implements Callable<Integer> {
+
+    @Option(names = "--corpus", defaultValue = "config/corpus/prompts.jsonl", description = "Prompt corpus (default: ${DEFAULT-VALUE}).")
+    Path corpus;
+
+    @Option(names = "--seconds", defaultValue = "20", description = "Seconds per measured phase (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Option(names = "--phases", defaultValue = "all", description = "all, or a comma list of streams, lateness, throughput.")
+    String phases;
+
+    @Override
+    public Integer call() throws Exception {
+        new ProducerBenchmark(System.out, corpus, seconds, phases).run();
+        return 0;
+    }
+}
