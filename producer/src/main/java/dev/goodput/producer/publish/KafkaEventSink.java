@@ -74,13 +74,15 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
 
     @Override
     public void token(TokenEvent event) {
-        offer(new ProducerRecord<>(tokensTopic, event.getRequestId(), event));
+        // The record timestamp is the event's own time, so Kafka tools and Streams see event time.
+        offer(new ProducerRecord<>(tokensTopic, null, event.getArrivalTimeUs().toEpochMilli(), event.getRequestId(), event));
         tokensOffered.increment();
     }
 
     @Override
     public void request(RequestEvent event) {
-        offer(new ProducerRecord<>(requestsTopic, event.getRequestId(), event));
+        offer(new ProducerRecord<>(requestsTopic, null, event.getCompletionTimeUs().toEpochMilli(), event.getRequestId(),
+                event));
         requestsOffered.increment();
     }
 

@@ -1,0 +1,118 @@
+package dev.goodput.streams;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.goodput.contract.Contract;
+
+/**
+ * The metric definitions of DESIGN.md, one small pure function each (all times in microseconds).
+ * The README's definitions table names these functions.
+ */
+public final class Definitions {
+
+    /** A value that is not defined for a request (for example TPOT with one output token). */
+    public static final long UNDEFINED = Long.MIN_VALUE;
+
+    private Definitions() {
+    }
+
+    /** TTFT: first content chunk (of any kind) minus the intended send time. */
+    public static long ttft(long intendedUs, long firstChunkUs) {
+        return firstChunkUs - intendedUs;
+    }
+
+    /** Time to first answer token: first answer chunk minus the intended send time. */
+    public static long timeToFirstAnswer(long intendedUs, long firstAnswerUs) {
+        return firstAnswerUs - intendedUs;
+    }
+
+    /** E2E: last content chunk minus the intended send time. */
+    public static long e2e(long intendedUs, long lastChunkUs) {
+        return lastChunkUs - intendedUs;
+    }
+
+    /** Dispatch lateness: actual minus intended send time (the generator's own delay). */
+    public static long dispatchLateness(long intendedUs, long actualUs) {
+        return actualUs - intendedUs;
+    }
+
+    /**
+     * TPOT (vLLM): (E2E - TTFT) / (output tokens - 1); NaN for fewer than 2 output tokens, where it
+     * is undefined (such requests are judged on TTFT and E2E only, see {@link #failedObjectives}).
+     */
+    public static double tpot(long e2eUs, long ttftUs, int outputTokens) {
+        return outputTokens < 2 ? Double.NaN : (double) (e2eUs - ttftUs) / (outputTokens - 1);
+    }
+
+    /**
+     * ITL: the gaps between consecutive content chunks, given their arrival times in chunk order.
+     * A chunk carrying several tokens is one gap (ITL is per chunk; TPOT divides by tokens).
+     */
+    public static long[] itlGaps(long[] arrivalsInChunkOrder) {
+        final long[] gaps = new long[Math.max(0, arrivalsInChunkOrder.length - 1)];
+        for (int i = 1; i < arrivalsInChunkOrder.length; i++) {
+            gaps[i - 1] = arrivalsInChunkOrder[i] - arrivalsInChunkOrder[i - 1];
+        }
+        return gaps;
+    }
+
+    /**
+     * The objectives a request missed: "status" when it did not succeed, then each of ttft, tpot,
+     * e2el whose value exceeds its objective. Bounds are inclusive (value == objective passes). An
+     * undefined TPOT (fewer than 2 output tokens) cannot miss the TPOT objective.
+     */
+    public static List<String> failedObjectives(boolean ok, long ttftUs, double tpotUs, long e2eUs,
+                                                Contract.Objectives o) {
+        final List<String> failed = new ArrayList<>(2);
+        if (!ok) {
+            failed.add("status");
+            return failed;
+        }
+        if (o.ttftUs().isPresent() && ttftUs > o.ttftUs().get()) {
+            failed.add("ttft");
+        }
+        if (o.tpotUs().isPresent() && !Double.isNaN(tpotUs) && tpotUs > o.tpotUs().get()) {
+            failed.add("tpot");
+        }
+        if (o.e2eUs().isPresent() && e2eUs > o.e2eUs().get()) {
+            failed.add("e2el");
+        }
+        return failed;
+    }
+
+    /** SLO verdict: ok and every configured objective met. */
+    public static boolean sloPass(List<String> failedObjectives) {
+        return failedObjectives.isEmpty();
+    }
+
+    /** Good request: SLO verdict and quality verdict. */
+    public static boolean good(boolean sloPass, boolean qualityPass) {
+        return sloPass && qualityPass;
+    }
+
+    /** Goodput: good requests (or good output tokens) per second of the window. */
+    public static double perSecond(long count, double windowSeconds) {
+        return windowSeconds <= 0 ? 0 : count / windowSeconds;
+    }
+
+    /** Good fraction: good requests over all requests (0 when there were none). */
+    public static double goodFraction(long good, long total) {
+        return total == 0 ? 0 : (double) good / total;
+    }
+
+    /** Tokens per GPU-second: output tokens of ok requests / (window seconds x GPUs). */
+    public static double tokensPerGpuSecond(long outputTokensOk, double windowSeconds, int gpus) {
+        return windowSeconds <= 0 || gpus <= 0 ? 0 : outputTokensOk / (windowSeconds * gpus);
+    }
+
+    /** Token-weighted mean TPOT (GuideLLM): sum(E2E - TTFT) / sum(output tokens - 1) over requests with >= 2 tokens. */
+    public static double tpotTokenWeighted(long sumDecodeUs, long sumTokensMinusOne) {
+        return sumTokensMinusOne == 0 ? Double.NaN : (double) sumDecodeUs / sumTokensMinusOne;
+    }
+
+    /** The start of the tumbling window holding event time t. */
+    public static long windowStart(long tUs, long sizeUs) {
+        return Math.floorDiv(tUs, sizeUs) * sizeUs;
+    }
+}

@@ -1,0 +1,97 @@
+package dev.goodput.streams;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.serde.AvroSerdes;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.utils.Utils;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Branched;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.KStream;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.StreamPartitioner;
+
+/**
+ * The streams-app topology, built by one pure factory that tests and {@code main} share.
+ *
+ * <pre>
+ * llm.tokens ─┐                                   ┌─► llm.verdicts      (per request)
+ *             ├─► request-assembler (per input ───┼─► llm.dlq          (refused events, original bytes)
+ * llm.requests┘   partition; inflight-requests)   └─► &lt;app&gt;-request-samples-repartition
+ *                                                       │ (keyed by contract|scenario; watermarks broadcast)
+ *                                                       ▼
+ *                                     window-merger (window-aggregates, upstream-watermarks) ─► llm.window-stats
+ * </pre>
+ *
+ * Input topics must be co-partitioned (same partition count, keyed by request id).
+ */
+public final class GoodputTopology {
+
+    static final String SAMPLES = "request-samples";
+
+    private GoodputTopology() {
+    }
+
+    public static Topology build(StreamsConfig config, AvroSerdes serdes) {
+        final StreamsBuilder b = new StreamsBuilder();
+        final Map<String, String> changelog = Map.of();
+        b.addStateStore(ObjectStore.builder(RequestAssembler.STORE, RequestState.CODEC).withLoggingEnabled(changelog));
+        b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));
+        b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
+
+        final KStream<String, byte[]> tokens = b.stream(config.topics().tokens(),
+                Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("tokens-source"));
+        final KStream<String, byte[]> requests = b.stream(config.topics().requests(),
+                Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("requests-source"));
+        final AvroDeserializer<TokenEvent> tokenReader = new AvroDeserializer<>(serdes.registry(), TokenEvent.class);
+        final AvroDeserializer<RequestEvent> requestReader = new AvroDeserializer<>(serdes.registry(), RequestEvent.class);
+
+        final KStream<String, Out> assembled = tokens.merge(requests, Named.as("raw-events"))
+                .process(() -> new RequestAssembler(config, tokenReader, requestReader), Named.as(RequestAssembler.NAME),
+                        RequestAssembler.STORE);
+
+        assembled.split(Named.as("route-"))
+                .branch((k, v) -> v instanceof Out.Verdict, Branched.withConsumer(s -> s
+                        .mapValues(v -> ((Out.Verdict) v).value(), Named.as("verdict-values"))
+                        .to(config.topics().verdicts(), Produced.with(Serdes.String(), serdes.value(RequestVerdict.class))
+                                .withName("verdicts-sink")), "verdicts"))
+                .branch((k, v) -> v instanceof Out.Dead, Branched.withConsumer(s -> s
+                        .mapValues(v -> ((Out.Dead) v).value(), Named.as("dead-values"))
+                        .to(config.topics().dlq(), Produced.with(Serdes.String(), Serdes.ByteArray()).withName("dlq-sink")),
+                        "dlq"))
+                .defaultBranch(Branched.withConsumer(s -> s
+                        .mapValues(v -> ((Out.ToMerger) v).value(), Named.as("sample-values"))
+                        .repartition(Repartitioned.<String, byte[]>as(SAMPLES).withKeySerde(Serdes.String())
+                                .withValueSerde(Serdes.ByteArray()).withStreamPartitioner(new SamplePartitioner()))
+                        .process(() -> new WindowMerger(config), Named.as(WindowMerger.NAME), WindowMerger.WINDOWS,
+                                WindowMerger.WATERMARKS)
+                        .to(config.topics().windowStats(), Produced.with(Serdes.String(), serdes.value(WindowStats.class))
+                                .withName("window-stats-sink")), "samples"));
+        return b.build();
+    }
+
+    /** Samples go to the merger that owns their contract|scenario; watermarks go to every merger. */
+    static final class SamplePartitioner implements StreamPartitioner<String, byte[]> {
+        @Override
+        public Optional<Set<Integer>> partitions(String topic, String key, byte[] value, int numPartitions) {
+            if (RequestAssembler.WATERMARK_KEY.equals(key)) {
+                return Optional.of(IntStream.range(0, numPartitions).boxed().collect(Collectors.toSet()));
+            }
+            return Optional.of(Set.of(Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % numPartitions));
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package dev.goodput.streams;
+
+import java.nio.ByteBuffer;
+import java.util.zip.DataFormatException;
+
+import dev.goodput.avro.LatencySummary;
+import org.HdrHistogram.Histogram;
+
+/**
+ * HdrHistogram units, ranges and encodings. Every latency is recorded in microseconds with 3
+ * significant digits; ranges are chosen per metric so that many open windows stay small. Values
+ * above a range are clamped to it (and counted, so nothing is silently lost).
+ */
+public final class Histograms {
+    public static final int SIGNIFICANT_DIGITS = 3;
+    /** TTFT, time to first answer, E2E: up to 1 hour. */
+    public static final long MAX_REQUEST_LATENCY_US = 3_600_000_000L;
+    /** ITL and TPOT: up to 10 minutes between two chunks. */
+    public static final long MAX_TOKEN_LATENCY_US = 600_000_000L;
+    /** Dispatch lateness: up to 1 hour. */
+    public static final long MAX_LATENESS_US = 3_600_000_000L;
+
+    private Histograms() {
+    }
+
+    public static Histogram request() {
+        return new Histogram(MAX_REQUEST_LATENCY_US, SIGNIFICANT_DIGITS);
+    }
+
+    public static Histogram token() {
+        return new Histogram(MAX_TOKEN_LATENCY_US, SIGNIFICANT_DIGITS);
+    }
+
+    /** Records a value, clamped to [0, highest trackable]. */
+    public static void record(Histogram h, long valueUs) {
+        h.recordValue(Math.max(0, Math.min(valueUs, h.getHighestTrackableValue())));
+    }
+
+    /** The compressed encoding carried in window records (merge downstream with {@link #decode} and add). */
+    public static byte[] encode(Histogram h) {
+        final ByteBuffer b = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        final int n = h.encodeIntoCompressedByteBuffer(b);
+        final byte[] out = new byte[n];
+        b.flip();
+        b.get(out);
+        return out;
+    }
+
+    public static Histogram decode(byte[] bytes) {
+        try {
+            return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(bytes), 0);
+        } catch (DataFormatException e) {
+            throw new IllegalArgumentException("not a compressed HdrHistogram", e);
+        }
+    }
+
+    /**
+     * Percentiles as HdrHistogram defines them: the value at percentile p is the smallest recorded
+     * value v (at the histogram's precision) such that at least p% of samples are <= v, reported as
+     * the highest value equivalent to v's bucket. Empty histograms give zeros.
+     */
+    public static LatencySummary summary(Histogram h) {
+        final boolean empty = h.getTotalCount() == 0;
+        return LatencySummary.newBuilder()
+                .setCount(h.getTotalCount())
+                .setP50Us(empty ? 0 : h.getValueAtPercentile(50))
+                .setP90Us(empty ? 0 : h.getValueAtPercentile(90))
+                .setP95Us(empty ? 0 : h.getValueAtPercentile(95))
+                .setP99Us(empty ? 0 : h.getValueAtPercentile(99))
+                .setP999Us(empty ? 0 : h.getValueAtPercentile(99.9))
+                .setMaxUs(empty ? 0 : h.getMaxValue())
+                .setMeanUs(empty ? 0 : h.getMean())
+                .setHistogram(ByteBuffer.wrap(encode(h)))
+                .build();
+    }
+}

@@ -1,0 +1,208 @@
+package dev.goodput.streams;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.processor.StateStore;
+import org.apache.kafka.streams.processor.StateStoreContext;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * A state store of live, mutable objects (histograms, in-flight requests) that are serialized only
+ * when Kafka Streams commits: entries changed since the last commit are written to a changelogged
+ * in-memory key-value store inside the commit, so the changelog, the output and the input offsets
+ * still move together under exactly-once, and a restarted task rebuilds the same objects from the
+ * changelog. This is what keeps per-record work free of (de)serialization.
+ *
+ * <p>Processors must call {@link #load()} in their {@code init} (restoration is complete by then).
+ */
+public final class ObjectStore<V> implements StateStore {
+
+    /** Turns a value into bytes and back. */
+    public interface Codec<V> {
+        byte[] encode(V value);
+
+        V decode(byte[] bytes);
+    }
+
+    private final KeyValueStore<Bytes, byte[]> inner;
+    private final Codec<V> codec;
+    private final Map<String, V> live = new HashMap<>();
+    private final Set<String> dirty = new HashSet<>();
+    private final Set<String> removed = new HashSet<>();
+
+    private ObjectStore(KeyValueStore<Bytes, byte[]> inner, Codec<V> codec) {
+        this.inner = inner;
+        this.codec = codec;
+    }
+
+    /** A builder for the topology: an in-memory store with a changelog named after {@code name}. */
+    public static <V> StoreBuilder<ObjectStore<V>> builder(String name, Codec<V> codec) {
+        final StoreBuilder<KeyValueStore<Bytes, byte[]>> innerBuilder = Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore(name), org.apache.kafka.common.serialization.Serdes.Bytes(),
+                org.apache.kafka.common.serialization.Serdes.ByteArray()).withCachingDisabled();
+        return new Builder<>(innerBuilder, codec);
+    }
+
+    /** Rebuilds the live objects from the restored store. */
+    public void load() {
+        live.clear();
+        dirty.clear();
+        removed.clear();
+        try (KeyValueIterator<Bytes, byte[]> it = inner.all()) {
+            while (it.hasNext()) {
+                final var kv = it.next();
+                live.put(new String(kv.key.get(), StandardCharsets.UTF_8), codec.decode(kv.value));
+            }
+        }
+    }
+
+    public V get(String key) {
+        return live.get(key);
+    }
+
+    /** Adds or replaces an entry; it will be persisted at the next commit. */
+    public void put(String key, V value) {
+        live.put(key, value);
+        dirty.add(key);
+        removed.remove(key);
+    }
+
+    /** Marks an entry changed in place. */
+    public void touch(String key) {
+        dirty.add(key);
+    }
+
+    public void remove(String key) {
+        if (live.remove(key) != null) {
+            dirty.remove(key);
+            removed.add(key);
+        }
+    }
+
+    /** The live entries; mutate values only through {@link #touch}. */
+    public Map<String, V> entries() {
+        return live;
+    }
+
+    public int size() {
+        return live.size();
+    }
+
+    @Override
+    public void commit(Map<TopicPartition, Long> changelogOffsets) {
+        persist();
+        inner.commit(changelogOffsets);
+    }
+
+    @Override
+    public void flush() {
+        persist();
+        inner.flush();
+    }
+
+    private void persist() {
+        for (String k : dirty) {
+            final V v = live.get(k);
+            if (v != null) {
+                inner.put(Bytes.wrap(k.getBytes(StandardCharsets.UTF_8)), codec.encode(v));
+            }
+        }
+        for (String k : removed) {
+            inner.delete(Bytes.wrap(k.getBytes(StandardCharsets.UTF_8)));
+        }
+        dirty.clear();
+        removed.clear();
+    }
+
+    @Override
+    public String name() {
+        return inner.name();
+    }
+
+    @Override
+    public void init(StateStoreContext context, StateStore root) {
+        inner.init(context, root);
+    }
+
+    @Override
+    public void close() {
+        inner.close();
+    }
+
+    @Override
+    public boolean persistent() {
+        return inner.persistent();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return inner.isOpen();
+    }
+
+    @Override
+    public org.apache.kafka.streams.query.Position getPosition() {
+        return inner.getPosition();
+    }
+
+    /** Builds the outer store around the inner changelogged one. */
+    private static final class Builder<V> implements StoreBuilder<ObjectStore<V>> {
+        private StoreBuilder<KeyValueStore<Bytes, byte[]>> inner;
+        private final Codec<V> codec;
+
+        Builder(StoreBuilder<KeyValueStore<Bytes, byte[]>> inner, Codec<V> codec) {
+            this.inner = inner;
+            this.codec = codec;
+        }
+
+        @Override
+        public StoreBuilder<ObjectStore<V>> withCachingEnabled() {
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<ObjectStore<V>> withCachingDisabled() {
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<ObjectStore<V>> withLoggingEnabled(Map<String, String> config) {
+            inner = inner.withLoggingEnabled(config);
+            return this;
+        }
+
+        @Override
+        public StoreBuilder<ObjectStore<V>> withLoggingDisabled() {
+            inner = inner.withLoggingDisabled();
+            return this;
+        }
+
+        @Override
+        public ObjectStore<V> build() {
+            return new ObjectStore<>(inner.build(), codec);
+        }
+
+        @Override
+        public Map<String, String> logConfig() {
+            return inner.logConfig();
+        }
+
+        @Override
+        public boolean loggingEnabled() {
+            return inner.loggingEnabled();
+        }
+
+        @Override
+        public String name() {
+            return inner.name();
+        }
+    }
+}

@@ -1,0 +1,297 @@
+package dev.goodput.streams;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.contract.Contract;
+import dev.goodput.serde.WireFormatException;
+import dev.goodput.topics.DeadLetters;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Stage A, one instance per input partition: assembles each request from its token events and its
+ * request event (both keyed by request id, so co-partitioned), computes its metrics and verdicts,
+ * and forwards
+ * <ul>
+ *   <li>a {@link RequestVerdict} to the verdicts sink, and</li>
+ *   <li>a {@link Sample.Request} (metrics plus ITL gaps) to the window merger,</li>
+ * </ul>
+ * so the per-token work is spread over every input partition while only one small record per
+ * request travels on. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with
+ * their original bytes. Event time comes from the events' own fields; no wall clock decides a result.
+ */
+final class RequestAssembler implements Processor<String, byte[], String, Out> {
+
+    static final String NAME = "request-assembler";
+    static final String STORE = "inflight-requests";
+    static final String STAGE = "streams-app/request-assembler";
+
+    private final StreamsConfig config;
+    private final Deserializer<TokenEvent> tokens;
+    private final Deserializer<RequestEvent> requests;
+    private ProcessorContext<String, Out> context;
+    private ObjectStore<RequestState> inflight;
+    private int partition;
+    private long streamTimeUs = Long.MIN_VALUE;
+    private long lastWatermarkSent = Long.MIN_VALUE;
+    private long nextSweepUs = Long.MIN_VALUE;
+
+    RequestAssembler(StreamsConfig config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests) {
+        this.config = config;
+        this.tokens = tokens;
+        this.requests = requests;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Out> ctx) {
+        this.context = ctx;
+        this.inflight = ctx.getStateStore(STORE);
+        inflight.load();
+        this.partition = ctx.taskId().partition();
+        for (RequestState s : inflight.entries().values()) {
+            streamTimeUs = Math.max(streamTimeUs, s.lastActivityUs);
+        }
+        // Heartbeat: tells the mergers how far this partition's event time has come, even when no
+        // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
+        ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, t -> sendWatermark());
+    }
+
+    @Override
+    public void process(Record<String, byte[]> record) {
+        final String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
+        if (topic.equals(config.topics().tokens())) {
+            onToken(record);
+        } else {
+            onRequest(record);
+        }
+        if (streamTimeUs >= nextSweepUs) {
+            sweep();
+        }
+    }
+
+    private void onToken(Record<String, byte[]> record) {
+        final TokenEvent t;
+        try {
+            t = tokens.deserialize(config.topics().tokens(), record.value());
+        } catch (WireFormatException e) {
+            deadLetter(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            deadLetter(record, "invalid", String.valueOf(e.getMessage()));
+            return;
+        }
+        if (t == null || t.getWarmup()) {
+            return;
+        }
+        if (!config.contracts().containsKey(t.getContractId())) {
+            deadLetter(record, "unknown_contract", "contract " + t.getContractId() + " is not one this app was started with");
+            return;
+        }
+        final long arrival = micros(t.getArrivalTimeUs());
+        advance(arrival);
+        RequestState s = inflight.get(t.getRequestId());
+        if (s == null) {
+            s = new RequestState();
+            s.contractId = t.getContractId();
+            s.scenarioId = t.getScenarioId();
+            inflight.put(t.getRequestId(), s);
+        } else if (!s.contractId.equals(t.getContractId())) {
+            deadLetter(record, "mixed_contracts", "request " + t.getRequestId() + " has events of contracts "
+                    + s.contractId + " and " + t.getContractId());
+            return;
+        } else {
+            inflight.touch(t.getRequestId());
+        }
+        s.lastActivityUs = Math.max(s.lastActivityUs, arrival);
+        s.addChunk(t.getChunkIndex(), arrival);
+        if (s.complete()) {
+            finish(t.getRequestId(), s);
+        }
+    }
+
+    private void onRequest(Record<String, byte[]> record) {
+        final RequestEvent r;
+        try {
+            r = requests.deserialize(config.topics().requests(), record.value());
+        } catch (WireFormatException e) {
+            deadLetter(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
+            return;
+        } catch (RuntimeException e) {
+            deadLetter(record, "invalid", String.valueOf(e.getMessage()));
+            return;
+        }
+        if (r == null) {
+            return;
+        }
+        final String id = r.getRequestId();
+        if (r.getWarmup()) {
+            inflight.remove(id);
+            return;
+        }
+        if (!config.contracts().containsKey(r.getContractId())) {
+            deadLetter(record, "unknown_contract", "contract " + r.getContractId() + " is not one this app was started with");
+            inflight.remove(id);
+            return;
+        }
+        final long completion = micros(r.getCompletionTimeUs());
+        final RequestState existing = inflight.get(id);
+        if (existing != null && !existing.contractId.equals(r.getContractId())) {
+            deadLetter(record, "mixed_contracts", "request " + id + " has events of contracts " + existing.contractId
+                    + " and " + r.getContractId());
+            inflight.remove(id);
+            return;
+        }
+        final long windowEnd = Definitions.windowStart(completion, config.windowUs()) + config.windowUs();
+        if (streamTimeUs != Long.MIN_VALUE && windowEnd + config.graceUs() <= streamTimeUs) {
+            deadLetter(record, "late", "completed at " + WindowAgg.instant(completion) + ", after its window closed "
+                    + "(stream time " + WindowAgg.instant(streamTimeUs) + ", grace " + config.grace() + ")");
+            inflight.remove(id);
+            return;
+        }
+        advance(completion);
+        final RequestState s = existing != null ? existing : new RequestState();
+        s.contractId = r.getContractId();
+        s.scenarioId = r.getScenarioId();
+        s.requestBytes = record.value();
+        s.completionUs = completion;
+        s.expectedChunks = r.getContentChunks();
+        s.lastActivityUs = Math.max(s.lastActivityUs, completion);
+        if (s.complete()) {
+            finish(id, s, r);
+        } else {
+            inflight.put(id, s);
+        }
+    }
+
+    private void finish(String id, RequestState s) {
+        finish(id, s, requests.deserialize(config.topics().requests(), s.requestBytes));
+    }
+
+    /** Computes the request's metrics and verdicts and forwards them; the request leaves the store. */
+    private void finish(String id, RequestState s, RequestEvent r) {
+        inflight.remove(id);
+        final Contract c = config.contracts().get(r.getContractId());
+        final boolean ok = r.getStatus() == RequestStatus.OK && r.getFirstChunkTimeUs() != null
+                && r.getLastChunkTimeUs() != null;
+        final long intended = micros(r.getIntendedSendTimeUs());
+        final long ttft = ok ? Definitions.ttft(intended, micros(r.getFirstChunkTimeUs())) : Definitions.UNDEFINED;
+        final long e2e = ok ? Definitions.e2e(intended, micros(r.getLastChunkTimeUs())) : Definitions.UNDEFINED;
+        final long ttfat = ok && r.getFirstAnswerTimeUs() != null
+                ? Definitions.timeToFirstAnswer(intended, micros(r.getFirstAnswerTimeUs())) : Definitions.UNDEFINED;
+        final double tpot = ok ? Definitions.tpot(e2e, ttft, r.getOutputTokens()) : Double.NaN;
+        final List<String> failed = Definitions.failedObjectives(ok, ttft, tpot, e2e, config.objectives(c));
+        final boolean sloPass = Definitions.sloPass(failed);
+        final boolean qualityPass = ok && Boolean.TRUE.equals(r.getQualityPass());
+        final boolean good = Definitions.good(sloPass, qualityPass);
+        final long lateness = Definitions.dispatchLateness(intended, micros(r.getActualSendTimeUs()));
+        final long completion = micros(r.getCompletionTimeUs());
+        final long recordTs = completion / 1_000;
+
+        context.forward(new Record<>(id, (Out) new Out.Verdict(RequestVerdict.newBuilder()
+                .setContractId(r.getContractId()).setRunId(r.getRunId()).setScenarioId(r.getScenarioId())
+                .setRequestId(id).setCompletionTimeUs(r.getCompletionTimeUs()).setStatus(r.getStatus())
+                .setErrorClass(r.getErrorClass())
+                .setTtftUs(ok ? ttft : null).setTtfatUs(ttfat != Definitions.UNDEFINED ? ttfat : null)
+                .setE2eUs(ok ? e2e : null).setTpotUs(Double.isNaN(tpot) ? null : tpot)
+                .setDispatchLatenessUs(lateness).setOutputTokens(r.getOutputTokens()).setSloPass(sloPass)
+                .setFailedObjectives(failed).setQualityPass(qualityPass).setGood(good).build()), recordTs));
+
+        final long[][] gaps = ok ? s.gaps() : new long[][] {new long[0], new long[0]};
+        final Sample.Request sample = new Sample.Request(partition, lastWatermarkSent, r.getContractId(), r.getScenarioId(),
+                completion, r.getStatus().ordinal(), r.getErrorClass(), ttft, ttfat, e2e, tpot, r.getOutputTokens(),
+                lateness, sloPass, qualityPass, good, gaps[0], gaps[1]);
+        context.forward(new Record<>(mergeKey(r.getContractId(), r.getScenarioId()),
+                (Out) new Out.ToMerger(Sample.encode(sample)), recordTs));
+    }
+
+    static String mergeKey(String contractId, String scenarioId) {
+        return contractId + "|" + scenarioId;
+    }
+
+    private void advance(long eventTimeUs) {
+        if (eventTimeUs > streamTimeUs) {
+            streamTimeUs = eventTimeUs;
+        }
+    }
+
+    /**
+     * Finishes requests whose token events stopped coming (their request event arrived more than
+     * tokenWait ago in event time) and drops token events whose request event never came.
+     */
+    private void sweep() {
+        nextSweepUs = streamTimeUs + 100_000;
+        final long tokenWait = config.tokenWait().toNanos() / 1_000;
+        final long orphan = config.orphanExpiry().toNanos() / 1_000;
+        final List<Map.Entry<String, RequestState>> due = new ArrayList<>();
+        final Iterator<Map.Entry<String, RequestState>> it = inflight.entries().entrySet().iterator();
+        final List<String> orphans = new ArrayList<>();
+        while (it.hasNext()) {
+            final Map.Entry<String, RequestState> e = it.next();
+            final RequestState s = e.getValue();
+            if (s.requestBytes != null && s.completionUs + tokenWait <= streamTimeUs) {
+                due.add(e);
+            } else if (s.requestBytes == null && s.lastActivityUs + orphan <= streamTimeUs) {
+                orphans.add(e.getKey());
+            }
+        }
+        // finish in a fixed order so that a replay emits the same records in the same order
+        due.sort(Map.Entry.comparingByKey());
+        for (Map.Entry<String, RequestState> e : due) {
+            finish(e.getKey(), e.getValue());
+        }
+        orphans.forEach(inflight::remove);
+    }
+
+    /**
+     * This partition's event-time progress that is safe to announce: no request finished later can
+     * have completed before it, so it is held back by requests still waiting for token events.
+     */
+    private long watermark() {
+        long wm = streamTimeUs;
+        for (RequestState s : inflight.entries().values()) {
+            if (s.requestBytes != null && s.completionUs < wm) {
+                wm = s.completionUs;
+            }
+        }
+        return wm;
+    }
+
+    private void sendWatermark() {
+        if (streamTimeUs == Long.MIN_VALUE) {
+            return;
+        }
+        final long wm = watermark();
+        if (wm <= lastWatermarkSent) {
+            return;
+        }
+        lastWatermarkSent = wm;
+        context.forward(new Record<>(WATERMARK_KEY, (Out) new Out.ToMerger(Sample.encode(new Sample.Watermark(partition, wm))),
+                Math.max(0, wm / 1_000)));
+    }
+
+    /** Watermarks go to every merger partition; the partitioner recognises this key. */
+    static final String WATERMARK_KEY = "__watermark__";
+
+    private void deadLetter(Record<String, byte[]> record, String reason, String message) {
+        final var meta = context.recordMetadata();
+        final var headers = DeadLetters.headers(STAGE, reason, message, meta.map(m -> m.topic()).orElse("?"),
+                meta.map(m -> m.partition()).orElse(-1), meta.map(m -> m.offset()).orElse(-1L));
+        record.headers().forEach(h -> headers.add(h));
+        context.forward(new Record<String, Out>(record.key(), new Out.Dead(record.value()), record.timestamp(), headers));
+    }
+
+    static long micros(java.time.Instant i) {
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+    }
+}

@@ -1,0 +1,129 @@
+package dev.goodput.streams;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * One request being assembled from its token events and its request event. Chunks are kept by
+ * chunk index, so out-of-order arrivals sort themselves and a duplicated chunk is ignored.
+ */
+final class RequestState {
+    String contractId;
+    String scenarioId;
+    long[] arrivals = new long[16];
+    private boolean[] seen = new boolean[16];
+    int seenCount;
+    int duplicates;
+    long lastActivityUs;
+    /** The request event, in wire format, once it has arrived (null before). */
+    byte[] requestBytes;
+    long completionUs = Long.MIN_VALUE;
+    int expectedChunks = -1;
+
+    /** Adds a chunk; false when this chunk index was already seen (a duplicate). */
+    boolean addChunk(int index, long arrivalUs) {
+        if (index >= arrivals.length) {
+            final int n = Math.max(index + 1, arrivals.length * 2);
+            arrivals = Arrays.copyOf(arrivals, n);
+            seen = Arrays.copyOf(seen, n);
+        }
+        if (seen[index]) {
+            duplicates++;
+            return false;
+        }
+        seen[index] = true;
+        arrivals[index] = arrivalUs;
+        seenCount++;
+        return true;
+    }
+
+    boolean complete() {
+        return requestBytes != null && seenCount >= expectedChunks;
+    }
+
+    /**
+     * ITL gaps between consecutive chunk indices that both arrived, with the later chunk's time
+     * (the gap belongs to that chunk's window). A missing chunk makes no gap across it.
+     */
+    long[][] gaps() {
+        int n = 0;
+        final int limit = Math.min(arrivals.length, Math.max(expectedChunks, highestIndex() + 1));
+        for (int i = 1; i < limit; i++) {
+            if (seen[i] && seen[i - 1]) {
+                n++;
+            }
+        }
+        final long[] gaps = new long[n];
+        final long[] times = new long[n];
+        int j = 0;
+        for (int i = 1; i < limit; i++) {
+            if (seen[i] && seen[i - 1]) {
+                gaps[j] = arrivals[i] - arrivals[i - 1];
+                times[j++] = arrivals[i];
+            }
+        }
+        return new long[][] {gaps, times};
+    }
+
+    private int highestIndex() {
+        for (int i = seen.length - 1; i >= 0; i--) {
+            if (seen[i]) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    static final ObjectStore.Codec<RequestState> CODEC = new ObjectStore.Codec<>() {
+        @Override
+        public byte[] encode(RequestState s) {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream(64 + s.seenCount * 4);
+            Varint.writeString(out, s.contractId);
+            Varint.writeString(out, s.scenarioId);
+            Varint.writeLong(out, s.lastActivityUs);
+            Varint.writeLong(out, s.duplicates);
+            Varint.writeLong(out, s.completionUs);
+            Varint.writeLong(out, s.expectedChunks);
+            Varint.writeLong(out, s.requestBytes == null ? -1 : s.requestBytes.length);
+            if (s.requestBytes != null) {
+                out.writeBytes(s.requestBytes);
+            }
+            Varint.writeLong(out, s.seenCount);
+            long prev = 0;
+            for (int i = 0; i < s.seen.length; i++) {
+                if (s.seen[i]) {
+                    Varint.writeLong(out, i);
+                    Varint.writeLong(out, s.arrivals[i] - prev);
+                    prev = s.arrivals[i];
+                }
+            }
+            return out.toByteArray();
+        }
+
+        @Override
+        public RequestState decode(byte[] bytes) {
+            final ByteBuffer in = ByteBuffer.wrap(bytes);
+            final RequestState s = new RequestState();
+            s.contractId = Varint.readString(in);
+            s.scenarioId = Varint.readString(in);
+            s.lastActivityUs = Varint.readLong(in);
+            s.duplicates = (int) Varint.readLong(in);
+            s.completionUs = Varint.readLong(in);
+            s.expectedChunks = (int) Varint.readLong(in);
+            final int rb = (int) Varint.readLong(in);
+            if (rb >= 0) {
+                s.requestBytes = new byte[rb];
+                in.get(s.requestBytes);
+            }
+            final int n = (int) Varint.readLong(in);
+            long prev = 0;
+            for (int k = 0; k < n; k++) {
+                final int idx = (int) Varint.readLong(in);
+                prev += Varint.readLong(in);
+                s.addChunk(idx, prev);
+            }
+            return s;
+        }
+    };
+}

@@ -1,0 +1,78 @@
+package dev.goodput.streams;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import dev.goodput.contract.Contract;
+
+/**
+ * Everything the topology's behaviour depends on. Two runs with equal configs over equal input give
+ * equal final records.
+ *
+ * @param contracts          known contracts by id; events of any other contract go to the DLQ
+ * @param objectivesOverride SLO objectives replacing every contract's (what-if, --goodput), or empty
+ * @param window             tumbling window size
+ * @param grace              how long after a window's end events are still accepted (event time)
+ * @param tokenWait          how long after its request event a request waits for missing token events
+ * @param orphanExpiry       token events whose request event never comes are dropped (and counted) after this
+ * @param liveInterval       wall-clock interval of live (non-final) window updates
+ * @param upstreamPartitions partitions of the input topics (stage A tasks feeding each window merger)
+ * @param topics             topic names
+ */
+public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.Objectives> objectivesOverride,
+                            Duration window, Duration grace, Duration tokenWait, Duration orphanExpiry,
+                            Duration liveInterval, int upstreamPartitions, TopicNames topics) {
+
+    /** Topic names (defaults from DESIGN.md). */
+    public record TopicNames(String tokens, String requests, String verdicts, String windowStats, String samples,
+                             String dlq) {
+        public static TopicNames defaults() {
+            return new TopicNames("llm.tokens", "llm.requests", "llm.verdicts", "llm.window-stats",
+                    "goodput-request-samples", "llm.dlq");
+        }
+    }
+
+    public static StreamsConfig defaults(Map<String, Contract> contracts) {
+        return new StreamsConfig(contracts, Optional.empty(), Duration.ofSeconds(10), Duration.ofSeconds(5),
+                Duration.ofSeconds(2), Duration.ofMinutes(10), Duration.ofSeconds(1), 1, TopicNames.defaults());
+    }
+
+    public StreamsConfig withWindow(Duration size, Duration graceDuration) {
+        return new StreamsConfig(contracts, objectivesOverride, size, graceDuration, tokenWait, orphanExpiry,
+                liveInterval, upstreamPartitions, topics);
+    }
+
+    public StreamsConfig withObjectives(Contract.Objectives o) {
+        return new StreamsConfig(contracts, Optional.of(o), window, grace, tokenWait, orphanExpiry, liveInterval,
+                upstreamPartitions, topics);
+    }
+
+    public StreamsConfig withUpstreamPartitions(int n) {
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval,
+                n, topics);
+    }
+
+    public StreamsConfig withTopics(TopicNames t) {
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval,
+                upstreamPartitions, t);
+    }
+
+    public StreamsConfig withLiveInterval(Duration d) {
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, d,
+                upstreamPartitions, topics);
+    }
+
+    public long windowUs() {
+        return window.toNanos() / 1_000;
+    }
+
+    public long graceUs() {
+        return grace.toNanos() / 1_000;
+    }
+
+    /** The objectives that judge a request of this contract. */
+    public Contract.Objectives objectives(Contract c) {
+        return objectivesOverride.orElse(c.objectives());
+    }
+}

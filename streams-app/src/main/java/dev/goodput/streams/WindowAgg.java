@@ -1,0 +1,190 @@
+package dev.goodput.streams;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.Map;
+import java.util.TreeMap;
+
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.contract.Contract;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The statistics of one (contract, scenario, window), as live objects: counters and one
+ * HdrHistogram per latency metric. Merging two aggregates is exact.
+ */
+final class WindowAgg {
+    final String contractId;
+    final String scenarioId;
+    final long startUs;
+    long total;
+    long ok;
+    long error;
+    long timeout;
+    long abandoned;
+    final Map<String, Long> errorsByClass = new TreeMap<>();
+    long sloPass;
+    long qualityPass;
+    long good;
+    long outputTokensOk;
+    long outputTokensGood;
+    long sumDecodeUs;
+    long sumTokensMinusOne;
+    long lateEvents;
+    final Histogram ttft;
+    final Histogram ttfat;
+    final Histogram itl;
+    final Histogram tpot;
+    final Histogram e2e;
+    final Histogram lateness;
+
+    WindowAgg(String contractId, String scenarioId, long startUs) {
+        this(contractId, scenarioId, startUs, Histograms.request(), Histograms.request(), Histograms.token(),
+                Histograms.token(), Histograms.request(), Histograms.request());
+    }
+
+    private WindowAgg(String contractId, String scenarioId, long startUs, Histogram ttft, Histogram ttfat, Histogram itl,
+                      Histogram tpot, Histogram e2e, Histogram lateness) {
+        this.contractId = contractId;
+        this.scenarioId = scenarioId;
+        this.startUs = startUs;
+        this.ttft = ttft;
+        this.ttfat = ttfat;
+        this.itl = itl;
+        this.tpot = tpot;
+        this.e2e = e2e;
+        this.lateness = lateness;
+    }
+
+    /** Counts a finished request in this window (its completion window). */
+    void addRequest(Sample.Request r) {
+        total++;
+        Histograms.record(lateness, r.latenessUs());
+        final RequestStatus status = RequestStatus.values()[r.status()];
+        switch (status) {
+            case OK -> ok++;
+            case ERROR -> error++;
+            case TIMEOUT -> timeout++;
+            case ABANDONED -> abandoned++;
+        }
+        if (status != RequestStatus.OK) {
+            errorsByClass.merge(r.errorClass() == null ? status.name().toLowerCase(java.util.Locale.ROOT) : r.errorClass(),
+                    1L, Long::sum);
+            return;
+        }
+        outputTokensOk += r.outputTokens();
+        Histograms.record(ttft, r.ttftUs());
+        Histograms.record(e2e, r.e2eUs());
+        if (r.ttfatUs() != Definitions.UNDEFINED) {
+            Histograms.record(ttfat, r.ttfatUs());
+        }
+        if (!Double.isNaN(r.tpotUs())) {
+            Histograms.record(tpot, Math.round(r.tpotUs()));
+            sumDecodeUs += r.e2eUs() - r.ttftUs();
+            sumTokensMinusOne += r.outputTokens() - 1;
+        }
+        if (r.sloPass()) {
+            sloPass++;
+        }
+        if (r.qualityPass()) {
+            qualityPass++;
+        }
+        if (r.good()) {
+            good++;
+            outputTokensGood += r.outputTokens();
+        }
+    }
+
+    void addGap(long gapUs) {
+        Histograms.record(itl, gapUs);
+    }
+
+    WindowStats toAvro(Contract c, long sizeUs, boolean isFinal) {
+        final double seconds = sizeUs / 1e6;
+        final java.util.Map<String, Long> classes = new java.util.HashMap<>(errorsByClass);
+        return WindowStats.newBuilder()
+                .setContractId(contractId).setScenarioId(scenarioId)
+                .setWindowStartUs(instant(startUs)).setWindowEndUs(instant(startUs + sizeUs)).setIsFinal(isFinal)
+                .setGpuType(c.hardware().gpuType()).setGpuCount(c.hardware().gpuCount())
+                .setPriceKey(c.hardware().priceKey())
+                .setRequestsTotal(total).setRequestsOk(ok).setRequestsError(error).setRequestsTimeout(timeout)
+                .setRequestsAbandoned(abandoned).setErrorsByClass(classes)
+                .setSloPassRequests(sloPass).setQualityPassRequests(qualityPass).setGoodRequests(good)
+                .setOutputTokensOk(outputTokensOk).setOutputTokensGood(outputTokensGood)
+                .setGoodputRps(Definitions.perSecond(good, seconds))
+                .setGoodputTokensPerS(Definitions.perSecond(outputTokensGood, seconds))
+                .setGoodFraction(Definitions.goodFraction(good, total))
+                .setOutputTokensPerS(Definitions.perSecond(outputTokensOk, seconds))
+                .setTokensPerGpuSecond(Definitions.tokensPerGpuSecond(outputTokensOk, seconds, c.hardware().gpuCount()))
+                .setLateEvents(lateEvents)
+                .setTtft(Histograms.summary(ttft)).setTtfat(Histograms.summary(ttfat)).setItl(Histograms.summary(itl))
+                .setTpot(Histograms.summary(tpot)).setE2e(Histograms.summary(e2e))
+                .setDispatchLateness(Histograms.summary(lateness))
+                .setTpotTokenWeightedMeanUs(sumTokensMinusOne == 0 ? 0
+                        : Definitions.tpotTokenWeighted(sumDecodeUs, sumTokensMinusOne))
+                .build();
+    }
+
+    static java.time.Instant instant(long us) {
+        return java.time.Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
+    }
+
+    static final ObjectStore.Codec<WindowAgg> CODEC = new ObjectStore.Codec<>() {
+        @Override
+        public byte[] encode(WindowAgg a) {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+            Varint.writeString(out, a.contractId);
+            Varint.writeString(out, a.scenarioId);
+            for (long v : new long[] {a.startUs, a.total, a.ok, a.error, a.timeout, a.abandoned, a.sloPass, a.qualityPass,
+                a.good, a.outputTokensOk, a.outputTokensGood, a.sumDecodeUs, a.sumTokensMinusOne, a.lateEvents}) {
+                Varint.writeLong(out, v);
+            }
+            Varint.writeLong(out, a.errorsByClass.size());
+            a.errorsByClass.forEach((k, v) -> {
+                Varint.writeString(out, k);
+                Varint.writeLong(out, v);
+            });
+            for (Histogram h : new Histogram[] {a.ttft, a.ttfat, a.itl, a.tpot, a.e2e, a.lateness}) {
+                Varint.writeBytes(out, Histograms.encode(h));
+            }
+            return out.toByteArray();
+        }
+
+        @Override
+        public WindowAgg decode(byte[] bytes) {
+            final ByteBuffer in = ByteBuffer.wrap(bytes);
+            final String contract = Varint.readString(in);
+            final String scenario = Varint.readString(in);
+            final long[] v = new long[14];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = Varint.readLong(in);
+            }
+            final int classes = (int) Varint.readLong(in);
+            final Map<String, Long> byClass = new TreeMap<>();
+            for (int i = 0; i < classes; i++) {
+                byClass.put(Varint.readString(in), Varint.readLong(in));
+            }
+            final Histogram[] h = new Histogram[6];
+            for (int i = 0; i < h.length; i++) {
+                h[i] = Histograms.decode(Varint.readBytes(in));
+            }
+            final WindowAgg a = new WindowAgg(contract, scenario, v[0], h[0], h[1], h[2], h[3], h[4], h[5]);
+            a.total = v[1];
+            a.ok = v[2];
+            a.error = v[3];
+            a.timeout = v[4];
+            a.abandoned = v[5];
+            a.sloPass = v[6];
+            a.qualityPass = v[7];
+            a.good = v[8];
+            a.outputTokensOk = v[9];
+            a.outputTokensGood = v[10];
+            a.sumDecodeUs = v[11];
+            a.sumTokensMinusOne = v[12];
+            a.lateEvents = v[13];
+            a.errorsByClass.putAll(byClass);
+            return a;
+        }
+    };
+}

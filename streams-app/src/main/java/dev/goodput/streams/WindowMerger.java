@@ -1,0 +1,169 @@
+package dev.goodput.streams;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.contract.Contract;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Stage B: merges the request samples of every upstream partition into one aggregate per
+ * (contract, scenario, window) and emits window stats: live updates (is_final=false) at most every
+ * live interval, and exactly one final record per window once every upstream partition's event time
+ * has passed the window's end plus the grace. Closing on the slowest partition, not the fastest,
+ * makes a replay of retained topics close windows on the same data as the live run did.
+ */
+final class WindowMerger implements Processor<String, byte[], String, WindowStats> {
+
+    static final String NAME = "window-merger";
+    static final String WINDOWS = "window-aggregates";
+    static final String WATERMARKS = "upstream-watermarks";
+
+    private final StreamsConfig config;
+    private ProcessorContext<String, WindowStats> context;
+    private ObjectStore<WindowAgg> windows;
+    private ObjectStore<long[]> watermarks;
+    private final Set<String> changedSinceLive = new HashSet<>();
+    private long closedThroughUs = Long.MIN_VALUE;
+
+    WindowMerger(StreamsConfig config) {
+        this.config = config;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, WindowStats> ctx) {
+        this.context = ctx;
+        this.windows = ctx.getStateStore(WINDOWS);
+        this.watermarks = ctx.getStateStore(WATERMARKS);
+        windows.load();
+        watermarks.load();
+        closedThroughUs = minWatermark();
+        ctx.schedule(config.liveInterval(), PunctuationType.WALL_CLOCK_TIME, t -> emitLive());
+    }
+
+    @Override
+    public void process(Record<String, byte[]> record) {
+        final Sample sample = Sample.decode(record.value());
+        if (sample instanceof Sample.Request r) {
+            add(r);
+        }
+        final String key = Integer.toString(sample.upstream());
+        final long[] wm = watermarks.get(key);
+        if (wm == null || sample.watermarkUs() > wm[0]) {
+            watermarks.put(key, new long[] {sample.watermarkUs()});
+            closeWindows();
+        }
+    }
+
+    private void add(Sample.Request r) {
+        final long size = config.windowUs();
+        final long start = Definitions.windowStart(r.completionUs(), size);
+        final WindowAgg agg = windowFor(r.contractId(), r.scenarioId(), start);
+        if (agg == null) {
+            return;
+        }
+        agg.addRequest(r);
+        if (r.status() == RequestStatus.OK.ordinal()) {
+            for (int i = 0; i < r.gapsUs().length; i++) {
+                final long gapStart = Definitions.windowStart(r.gapTimesUs()[i], size);
+                final WindowAgg g = gapStart == start ? agg : windowFor(r.contractId(), r.scenarioId(), gapStart);
+                if (g != null) {
+                    g.addGap(r.gapsUs()[i]);
+                } else {
+                    // the gap's window closed before its request finished (a request longer than the grace)
+                    agg.lateEvents++;
+                }
+            }
+        }
+    }
+
+    /** The open aggregate for a window, created on first use; null when that window has already closed. */
+    private WindowAgg windowFor(String contractId, String scenarioId, long startUs) {
+        final String key = contractId + "|" + scenarioId + "|" + startUs;
+        WindowAgg a = windows.get(key);
+        if (a == null) {
+            if (startUs + config.windowUs() + config.graceUs() <= closedThroughUs) {
+                return null;
+            }
+            a = new WindowAgg(contractId, scenarioId, startUs);
+            windows.put(key, a);
+        } else {
+            windows.touch(key);
+        }
+        changedSinceLive.add(key);
+        return a;
+    }
+
+    /** The slowest upstream partition's event time (only partitions that have reported take part). */
+    private long minWatermark() {
+        long min = Long.MAX_VALUE;
+        int reporting = 0;
+        for (long[] w : watermarks.entries().values()) {
+            min = Math.min(min, w[0]);
+            reporting++;
+        }
+        return reporting == 0 ? Long.MIN_VALUE : min;
+    }
+
+    private void closeWindows() {
+        final long wm = minWatermark();
+        if (wm <= closedThroughUs) {
+            return;
+        }
+        closedThroughUs = wm;
+        final List<Map.Entry<String, WindowAgg>> closing = new ArrayList<>();
+        for (Map.Entry<String, WindowAgg> e : windows.entries().entrySet()) {
+            if (e.getValue().startUs + config.windowUs() + config.graceUs() <= wm) {
+                closing.add(e);
+            }
+        }
+        // emit in window order, then key order: identical input gives identical output order
+        closing.sort((a, b) -> a.getValue().startUs != b.getValue().startUs
+                ? Long.compare(a.getValue().startUs, b.getValue().startUs) : a.getKey().compareTo(b.getKey()));
+        for (Map.Entry<String, WindowAgg> e : closing) {
+            emit(e.getValue(), true);
+            windows.remove(e.getKey());
+            changedSinceLive.remove(e.getKey());
+        }
+    }
+
+    private void emitLive() {
+        final List<String> keys = new ArrayList<>(changedSinceLive);
+        keys.sort(null);
+        for (String k : keys) {
+            final WindowAgg a = windows.get(k);
+            if (a != null) {
+                emit(a, false);
+            }
+        }
+        changedSinceLive.clear();
+    }
+
+    private void emit(WindowAgg a, boolean isFinal) {
+        final Contract c = config.contracts().get(a.contractId);
+        final String key = a.contractId + "|" + a.scenarioId + "|" + a.startUs;
+        context.forward(new Record<>(key, a.toAvro(c, config.windowUs(), isFinal),
+                (a.startUs + config.windowUs()) / 1_000 - 1));
+    }
+
+    static final ObjectStore.Codec<long[]> LONG_CODEC = new ObjectStore.Codec<>() {
+        @Override
+        public byte[] encode(long[] v) {
+            return java.nio.ByteBuffer.allocate(8).putLong(v[0]).array();
+        }
+
+        @Override
+        public long[] decode(byte[] b) {
+            return new long[] {java.nio.ByteBuffer.wrap(b).getLong()};
+        }
+    };
+
+}

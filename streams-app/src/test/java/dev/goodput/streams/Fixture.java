@@ -1,0 +1,154 @@
+package dev.goodput.streams;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import dev.goodput.avro.ChunkKind;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.TokenCountSource;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.ContractLoader;
+import dev.goodput.registry.InProcessSchemaRegistry;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroSerdes;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+
+/**
+ * A TopologyTestDriver around the real topology, with helpers that write token and request events
+ * at explicit event times (microseconds from a fixed epoch) and read every output topic.
+ */
+final class Fixture implements AutoCloseable {
+    static final Contract CONTRACT = ContractLoader.load(Path.of("../config/contract.yaml"));
+    /** 2026-11-29T12:00:00Z in microseconds: a window boundary for 10 s windows. */
+    static final long T0 = Instant.parse("2026-11-29T12:00:00Z").toEpochMilli() * 1_000;
+
+    final InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0);
+    final AvroSerdes serdes = new AvroSerdes(new SchemaRegistryClient(registry.url()));
+    final StreamsConfig config;
+    final TopologyTestDriver driver;
+    final TestInputTopic<String, TokenEvent> tokens;
+    final TestInputTopic<String, RequestEvent> requests;
+    final TestInputTopic<String, byte[]> rawTokens;
+    final TestOutputTopic<String, RequestVerdict> verdicts;
+    final TestOutputTopic<String, WindowStats> windows;
+    final TestOutputTopic<String, byte[]> dlq;
+
+    Fixture() {
+        this(StreamsConfig.defaults(Map.of(CONTRACT.id(), CONTRACT)));
+    }
+
+    Fixture(StreamsConfig config) {
+        this.config = config;
+        final Properties p = new Properties();
+        p.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG, "goodput-test");
+        p.put(org.apache.kafka.streams.StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(GoodputTopology.build(config, serdes), p, Instant.ofEpochMilli(T0 / 1000));
+        final var t = config.topics();
+        tokens = driver.createInputTopic(t.tokens(), Serdes.String().serializer(), serdes.value(TokenEvent.class).serializer());
+        requests = driver.createInputTopic(t.requests(), Serdes.String().serializer(), serdes.value(RequestEvent.class).serializer());
+        rawTokens = driver.createInputTopic(t.tokens(), Serdes.String().serializer(), Serdes.ByteArray().serializer());
+        verdicts = driver.createOutputTopic(t.verdicts(), Serdes.String().deserializer(),
+                serdes.value(RequestVerdict.class).deserializer());
+        windows = driver.createOutputTopic(t.windowStats(), Serdes.String().deserializer(),
+                serdes.value(WindowStats.class).deserializer());
+        dlq = driver.createOutputTopic(t.dlq(), Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
+    }
+
+    static Instant at(long us) {
+        return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
+    }
+
+    void token(String requestId, int index, long arrivalUs, int tokenCount, ChunkKind kind) {
+        token(CONTRACT.id(), requestId, index, arrivalUs, tokenCount, kind);
+    }
+
+    void token(String contractId, String requestId, int index, long arrivalUs, int tokenCount, ChunkKind kind) {
+        tokens.pipeInput(requestId, TokenEvent.newBuilder().setContractId(contractId).setRunId("run")
+                .setScenarioId("s1").setRequestId(requestId).setChunkIndex(index).setKind(kind).setTokens(tokenCount)
+                .setArrivalTimeUs(at(arrivalUs)).setWarmup(false).build(), arrivalUs / 1000);
+    }
+
+    /** One request: its chunks at the given arrival times (1 token each unless given), then its request event. */
+    RequestEvent.Builder ok(String id, long intendedUs, long[] arrivals) {
+        return RequestEvent.newBuilder().setContractId(CONTRACT.id()).setRunId("run").setScenarioId("s1")
+                .setTargetId("sim").setGpuType("H100").setGpuCount(1).setRequestId(id).setAttempt(1)
+                .setIntendedSendTimeUs(at(intendedUs)).setActualSendTimeUs(at(intendedUs + 100))
+                .setFirstChunkTimeUs(at(arrivals[0])).setFirstAnswerTimeUs(at(arrivals[0]))
+                .setLastChunkTimeUs(at(arrivals[arrivals.length - 1]))
+                .setCompletionTimeUs(at(arrivals[arrivals.length - 1] + 10))
+                .setPromptTokens(10).setOutputTokens(arrivals.length).setOutputTokensSource(TokenCountSource.SERVER_USAGE)
+                .setContentChunks(arrivals.length).setStatus(RequestStatus.OK).setHttpStatus(200)
+                .setQualityScore(1.0).setQualityPass(true).setWarmup(false);
+    }
+
+    void sendChunks(String id, long[] arrivals) {
+        for (int i = 0; i < arrivals.length; i++) {
+            token(id, i, arrivals[i], 1, ChunkKind.ANSWER);
+        }
+    }
+
+    void request(RequestEvent e) {
+        requests.pipeInput(e.getRequestId(), e, e.getCompletionTimeUs().toEpochMilli());
+    }
+
+    /** A complete OK request with one token per chunk. */
+    void okRequest(String id, long intendedUs, long... arrivals) {
+        sendChunks(id, arrivals);
+        request(ok(id, intendedUs, arrivals).build());
+    }
+
+    void failedRequest(String id, long intendedUs, long completionUs, RequestStatus status, String errorClass) {
+        request(RequestEvent.newBuilder().setContractId(CONTRACT.id()).setRunId("run").setScenarioId("s1")
+                .setTargetId("sim").setGpuType("H100").setGpuCount(1).setRequestId(id).setAttempt(1)
+                .setIntendedSendTimeUs(at(intendedUs)).setActualSendTimeUs(at(intendedUs + 50))
+                .setCompletionTimeUs(at(completionUs)).setPromptTokens(10).setOutputTokens(0)
+                .setOutputTokensSource(TokenCountSource.CHUNK_COUNT).setContentChunks(0).setStatus(status)
+                .setErrorClass(errorClass).setWarmup(false).build());
+    }
+
+    /** Lets heartbeats and live updates run (wall-clock punctuations). */
+    void tick() {
+        driver.advanceWallClockTime(Duration.ofMillis(1100));
+    }
+
+    /** Moves event time past a window's end + grace with a trailing request, and lets the merger close it. */
+    void closeThrough(long eventTimeUs) {
+        okRequest("trailer-" + eventTimeUs, eventTimeUs - 1000, eventTimeUs);
+        tick();
+        tick();
+    }
+
+    List<WindowStats> finals() {
+        final List<WindowStats> out = new ArrayList<>();
+        for (TestRecord<String, WindowStats> r : windows.readRecordsToList()) {
+            if (r.value().getIsFinal()) {
+                out.add(r.value());
+            }
+        }
+        return out;
+    }
+
+    static String header(Headers h, String name) {
+        return dev.goodput.topics.DeadLetters.header(h, name);
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+        registry.close();
+    }
+}
