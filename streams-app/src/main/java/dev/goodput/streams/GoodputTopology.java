@@ -50,6 +50,7 @@ public final class GoodputTopology {
         final StreamsBuilder b = new StreamsBuilder();
         final Map<String, String> changelog = Map.of();
         b.addStateStore(ObjectStore.builder(RequestAssembler.STORE, RequestState.CODEC).withLoggingEnabled(changelog));
+        b.addStateStore(ObjectStore.builder(RequestAssembler.PROGRESS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
 
@@ -62,7 +63,7 @@ public final class GoodputTopology {
 
         final KStream<String, Out> assembled = tokens.merge(requests, Named.as("raw-events"))
                 .process(() -> new RequestAssembler(config, tokenReader, requestReader), Named.as(RequestAssembler.NAME),
-                        RequestAssembler.STORE);
+                        RequestAssembler.STORE, RequestAssembler.PROGRESS);
 
         assembled.split(Named.as("route-"))
                 .branch((k, v) -> v instanceof Out.Verdict, Branched.withConsumer(s -> s

@@ -14,6 +14,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.internals.CacheFlushListener;
+import org.apache.kafka.streams.state.internals.CachedStateStore;
 
 /**
  * A state store of live, mutable objects (histograms, in-flight requests) that are serialized only
@@ -23,8 +25,14 @@ import org.apache.kafka.streams.state.Stores;
  * changelog. This is what keeps per-record work free of (de)serialization.
  *
  * <p>Processors must call {@link #load()} in their {@code init} (restoration is complete by then).
+ *
+ * <p>Why {@link CachedStateStore} (an internal interface): in Kafka Streams 4.4 a task's
+ * {@code prepareCommit} flushes caches ({@code flushCache()}) before the transaction commits, while
+ * {@link StateStore#commit} only runs after it. Writing the changed objects in {@code flushCache}
+ * puts them in the same transaction as the input offsets they reflect; writing them later would
+ * lose the last commit interval on a crash. StreamsRestartIT checks this against a real broker.
  */
-public final class ObjectStore<V> implements StateStore {
+public final class ObjectStore<V> implements StateStore, CachedStateStore<Object, Object> {
 
     /** Turns a value into bytes and back. */
     public interface Codec<V> {
@@ -95,6 +103,21 @@ public final class ObjectStore<V> implements StateStore {
 
     public int size() {
         return live.size();
+    }
+
+    @Override
+    public void flushCache() {
+        persist();
+    }
+
+    @Override
+    public boolean setFlushListener(CacheFlushListener<Object, Object> listener, boolean sendOldValues) {
+        return false;
+    }
+
+    @Override
+    public void clearCache() {
+        // the live objects are the state: a task closed dirty discards this store instance anyway
     }
 
     @Override

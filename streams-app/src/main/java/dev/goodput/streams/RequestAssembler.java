@@ -35,15 +35,26 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     static final String NAME = "request-assembler";
     static final String STORE = "inflight-requests";
+    static final String PROGRESS = "assembler-progress";
+    private static final String LAST_WATERMARK = "last-watermark";
     static final String STAGE = "streams-app/request-assembler";
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RequestAssembler.class);
 
     private final StreamsConfig config;
     private final Deserializer<TokenEvent> tokens;
     private final Deserializer<RequestEvent> requests;
     private ProcessorContext<String, Out> context;
     private ObjectStore<RequestState> inflight;
+    private ObjectStore<long[]> progress;
     private int partition;
+    /** Latest event time of any event: drives the sweep of requests waiting for tokens. */
     private long streamTimeUs = Long.MIN_VALUE;
+    /**
+     * Latest completion time of a request event: drives lateness and watermarks. Token events may run
+     * ahead of request events (another topic), so they must not make a request late.
+     */
+    private long requestTimeUs = Long.MIN_VALUE;
     private long lastWatermarkSent = Long.MIN_VALUE;
     private long nextSweepUs = Long.MIN_VALUE;
 
@@ -57,11 +68,24 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     public void init(ProcessorContext<String, Out> ctx) {
         this.context = ctx;
         this.inflight = ctx.getStateStore(STORE);
+        this.progress = ctx.getStateStore(PROGRESS);
         inflight.load();
+        progress.load();
         this.partition = ctx.taskId().partition();
         for (RequestState s : inflight.entries().values()) {
             streamTimeUs = Math.max(streamTimeUs, s.lastActivityUs);
+            if (s.requestBytes != null) {
+                requestTimeUs = Math.max(requestTimeUs, s.completionUs);
+            }
         }
+        // the progress of requests already finished is carried by the last watermark this task sent
+        final long[] last = progress.get(LAST_WATERMARK);
+        if (last != null) {
+            lastWatermarkSent = last[0];
+            requestTimeUs = Math.max(requestTimeUs, last[0]);
+        }
+        LOG.info("request assembler {} restored {} in-flight requests, stream time {}", ctx.taskId(), inflight.size(),
+                streamTimeUs);
         // Heartbeat: tells the mergers how far this partition's event time has come, even when no
         // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
         ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, t -> sendWatermark());
@@ -153,13 +177,14 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         final long windowEnd = Definitions.windowStart(completion, config.windowUs()) + config.windowUs();
-        if (streamTimeUs != Long.MIN_VALUE && windowEnd + config.graceUs() <= streamTimeUs) {
+        if (requestTimeUs != Long.MIN_VALUE && windowEnd + config.graceUs() <= requestTimeUs) {
             deadLetter(record, "late", "completed at " + WindowAgg.instant(completion) + ", after its window closed "
-                    + "(stream time " + WindowAgg.instant(streamTimeUs) + ", grace " + config.grace() + ")");
+                    + "(stream time " + WindowAgg.instant(requestTimeUs) + ", grace " + config.grace() + ")");
             inflight.remove(id);
             return;
         }
         advance(completion);
+        requestTimeUs = Math.max(requestTimeUs, completion);
         final RequestState s = existing != null ? existing : new RequestState();
         s.contractId = r.getContractId();
         s.scenarioId = r.getScenarioId();
@@ -258,7 +283,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      * have completed before it, so it is held back by requests still waiting for token events.
      */
     private long watermark() {
-        long wm = streamTimeUs;
+        long wm = requestTimeUs;
         for (RequestState s : inflight.entries().values()) {
             if (s.requestBytes != null && s.completionUs < wm) {
                 wm = s.completionUs;
@@ -268,7 +293,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private void sendWatermark() {
-        if (streamTimeUs == Long.MIN_VALUE) {
+        if (requestTimeUs == Long.MIN_VALUE) {
             return;
         }
         final long wm = watermark();
@@ -276,6 +301,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         lastWatermarkSent = wm;
+        progress.put(LAST_WATERMARK, new long[] {wm});
         context.forward(new Record<>(WATERMARK_KEY, (Out) new Out.ToMerger(Sample.encode(new Sample.Watermark(partition, wm))),
                 Math.max(0, wm / 1_000)));
     }

@@ -27,12 +27,15 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     static final String WINDOWS = "window-aggregates";
     static final String WATERMARKS = "upstream-watermarks";
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WindowMerger.class);
+
     private final StreamsConfig config;
     private ProcessorContext<String, WindowStats> context;
     private ObjectStore<WindowAgg> windows;
     private ObjectStore<long[]> watermarks;
     private final Set<String> changedSinceLive = new HashSet<>();
     private long closedThroughUs = Long.MIN_VALUE;
+    private long lateSamples;
 
     WindowMerger(StreamsConfig config) {
         this.config = config;
@@ -46,6 +49,8 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         windows.load();
         watermarks.load();
         closedThroughUs = minWatermark();
+        LOG.info("window merger {} restored {} open windows, watermarks {}", ctx.taskId(), windows.size(),
+                watermarks.entries().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()[0]).toList());
         ctx.schedule(config.liveInterval(), PunctuationType.WALL_CLOCK_TIME, t -> emitLive());
     }
 
@@ -68,6 +73,10 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         final long start = Definitions.windowStart(r.completionUs(), size);
         final WindowAgg agg = windowFor(r.contractId(), r.scenarioId(), start);
         if (agg == null) {
+            // its window closed already (an upstream partition joined late): counted, not merged
+            lateSamples++;
+            LOG.warn("request sample for a closed window {}|{}|{} ({} so far)", r.contractId(), r.scenarioId(), start,
+                    lateSamples);
             return;
         }
         agg.addRequest(r);
@@ -119,6 +128,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
             return;
         }
         closedThroughUs = wm;
+        LOG.debug("watermark {} closes windows ending at or before it minus the grace", wm);
         final List<Map.Entry<String, WindowAgg>> closing = new ArrayList<>();
         for (Map.Entry<String, WindowAgg> e : windows.entries().entrySet()) {
             if (e.getValue().startUs + config.windowUs() + config.graceUs() <= wm) {

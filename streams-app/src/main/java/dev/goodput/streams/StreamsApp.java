@@ -1,0 +1,93 @@
+package dev.goodput.streams;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import dev.goodput.contract.ContractException;
+import dev.goodput.serde.AvroSerdes;
+import dev.goodput.topics.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+
+/** Wiring and lifecycle of the streams-app: properties, topic checks, start and close. */
+public final class StreamsApp {
+
+    private StreamsApp() {
+    }
+
+    /**
+     * Kafka Streams properties: the user's merged client properties, then what this app needs
+     * unless the user set it. Exactly-once v2 is the default.
+     */
+    public static Properties streamsProperties(Properties user, String applicationId, Path stateDir) {
+        final Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
+        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), "10000");
+        p.put(StreamsConfig.producerPrefix("linger.ms"), "5");
+        p.put(StreamsConfig.producerPrefix("compression.type"), "lz4");
+        p.putAll(user);
+        return p;
+    }
+
+    /**
+     * Checks the input topics exist and are co-partitioned (token and request events of one
+     * request must meet in one task) and creates missing output topics. Returns the input partitions.
+     */
+    public static int prepareTopics(Properties clientProps, dev.goodput.streams.StreamsConfig c) {
+        final Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, clientProps.getProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
+        try (Admin admin = Admin.create(p)) {
+            Topics.createMissing(admin, List.of(Topics.TOKENS.named(c.topics().tokens()),
+                    Topics.REQUESTS.named(c.topics().requests()), Topics.VERDICTS.named(c.topics().verdicts()),
+                    Topics.WINDOW_STATS.named(c.topics().windowStats()), Topics.DLQ.named(c.topics().dlq())), (short) 1);
+            final Map<String, TopicDescription> d = admin.describeTopics(List.of(c.topics().tokens(), c.topics().requests()))
+                    .allTopicNames().get(30, TimeUnit.SECONDS);
+            final int tokens = d.get(c.topics().tokens()).partitions().size();
+            final int requests = d.get(c.topics().requests()).partitions().size();
+            if (tokens != requests) {
+                throw new ContractException("topics", List.of(c.topics().tokens() + " has " + tokens + " partitions and "
+                        + c.topics().requests() + " has " + requests + ": they must be equal (co-partitioned by request id)"));
+            }
+            return tokens;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("cannot describe the input topics: " + e.getMessage(), e);
+        }
+    }
+
+    /** Builds and starts the app; the caller closes it. */
+    public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
+                                     boolean reset) {
+        final KafkaStreams streams = new KafkaStreams(GoodputTopology.build(c, serdes), streamsProps);
+        if (reset) {
+            streams.cleanUp();
+        }
+        streams.setUncaughtExceptionHandler(e -> {
+            org.slf4j.LoggerFactory.getLogger(StreamsApp.class).error("streams-app thread failed", e);
+            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
+        });
+        streams.start();
+        return streams;
+    }
+
+    /** Closes with a bound, as a shutdown hook should. */
+    public static void close(KafkaStreams streams) {
+        streams.close(Duration.ofSeconds(30));
+    }
+}

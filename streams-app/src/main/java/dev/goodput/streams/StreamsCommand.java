@@ -1,0 +1,141 @@
+package dev.goodput.streams;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Preflight;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.ContractLoader;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroSerdes;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.streams.KafkaStreams;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code goodput streams}: the streams-app. Reads llm.tokens and llm.requests, writes llm.verdicts,
+ * llm.window-stats and llm.dlq. Several instances with the same --application-id share the work.
+ */
+@Command(name = "streams", mixinStandardHelpOptions = true,
+        description = "Run the streams-app: per-request verdicts and windowed percentiles and goodput.")
+public final class StreamsCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers (overrides --streams.config).")
+    String bootstrapServer;
+
+    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL.")
+    String registryUrl;
+
+    @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
+    Path streamsConfig;
+
+    @Option(names = "--application-id", defaultValue = "goodput-streams", description = "Kafka Streams application id.")
+    String applicationId;
+
+    @Option(names = "--contract", description = "Contract file(s) whose events this app accepts (repeatable; default config/contract.yaml).")
+    List<Path> contracts = new ArrayList<>();
+
+    @Option(names = "--window", defaultValue = "10s", description = "Tumbling window size (default: ${DEFAULT-VALUE}).")
+    String window;
+
+    @Option(names = "--grace", defaultValue = "5s", description = "Grace after a window's end (default: ${DEFAULT-VALUE}).")
+    String grace;
+
+    @Option(names = "--goodput", arity = "1..*", description = "SLO objectives replacing the contract's, in ms: ttft:200 tpot:50 e2el:5000.")
+    List<String> goodput;
+
+    @Option(names = "--state-dir", defaultValue = ".goodput/streams-state", description = "Local state folder.")
+    Path stateDir;
+
+    @Option(names = "--reset", description = "Wipe this instance's local state before starting (cleanUp()).")
+    boolean reset;
+
+    @Option(names = "--topic", description = "Topic name override, NAME=TOPIC for tokens, requests, verdicts, window-stats, dlq (repeatable).")
+    Map<String, String> topicNames = new LinkedHashMap<>();
+
+    @Override
+    public Integer call() throws InterruptedException {
+        final dev.goodput.streams.StreamsConfig config = config();
+        final Properties client = ClientConfig.merge(streamsConfig, System.getenv(),
+                bootstrapServer == null ? Map.of() : Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServer),
+                Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
+        Preflight.kafka(client, 10_000);
+        final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
+        Preflight.registry(registry);
+        StreamsApp.prepareTopics(client, config);
+        final KafkaStreams streams = StreamsApp.start(config, new AvroSerdes(registry),
+                StreamsApp.streamsProperties(client, applicationId, stateDir), reset);
+        final CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            StreamsApp.close(streams);
+            stop.countDown();
+        }, "goodput-streams-shutdown"));
+        System.out.println("streams-app " + applicationId + " running (" + config.window() + " windows, grace "
+                + config.grace() + "); Ctrl-C to stop");
+        stop.await();
+        return 0;
+    }
+
+    dev.goodput.streams.StreamsConfig config() {
+        final Map<String, Contract> byId = new LinkedHashMap<>();
+        (contracts.isEmpty() ? List.of(Path.of("config/contract.yaml")) : contracts)
+                .forEach(p -> {
+                    final Contract c = ContractLoader.load(p);
+                    byId.put(c.id(), c);
+                });
+        try {
+            dev.goodput.streams.StreamsConfig c = dev.goodput.streams.StreamsConfig.defaults(byId)
+                    .withWindow(duration(window, "--window"), duration(grace, "--grace"));
+            if (goodput != null) {
+                c = c.withObjectives(SloFlags.parse(goodput));
+            }
+            return c.withTopics(topics(c.topics()));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+
+    private dev.goodput.streams.StreamsConfig.TopicNames topics(dev.goodput.streams.StreamsConfig.TopicNames t) {
+        final Map<String, String> n = new LinkedHashMap<>(Map.of("tokens", t.tokens(), "requests", t.requests(),
+                "verdicts", t.verdicts(), "window-stats", t.windowStats(), "dlq", t.dlq()));
+        topicNames.forEach((k, v) -> {
+            if (!n.containsKey(k)) {
+                throw new IllegalArgumentException("--topic " + k + "=...: unknown topic (use " + n.keySet() + ")");
+            }
+            n.put(k, v);
+        });
+        return new dev.goodput.streams.StreamsConfig.TopicNames(n.get("tokens"), n.get("requests"), n.get("verdicts"),
+                n.get("window-stats"), t.samples(), n.get("dlq"));
+    }
+
+    static Duration duration(String v, String flag) {
+        final String s = v.trim();
+        try {
+            if (s.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            }
+            if (s.endsWith("s")) {
+                return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
+            }
+            if (s.endsWith("m")) {
+                return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 60));
+            }
+        } catch (NumberFormatException e) {
+            // fall through
+        }
+        throw new IllegalArgumentException(flag + " '" + v + "' is not a duration (use 500ms, 10s, 1m)");
+    }
+}
