@@ -27,7 +27,10 @@ import dev.goodput.producer.publish.KafkaEventSink;
 import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroSerdes;
+import dev.goodput.streams.StreamsApp;
 import dev.goodput.topics.Topics;
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -90,16 +93,26 @@ final class DemoCommand implements Callable<Integer> {
                     .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
             out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,
                     matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
-            out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
-            out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
-            out.flush();
 
             final Properties props = new Properties();
             props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
+            final SchemaRegistryClient registry = new SchemaRegistryClient(cluster.registryUrl());
+            final dev.goodput.streams.StreamsConfig streamsConfig = dev.goodput.streams.StreamsConfig.defaults(
+                    Map.of(contract.id(), contract));
+            final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
+                    StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false);
+            final LiveTable table = new LiveTable(cluster.bootstrapServers(), registry, Topics.WINDOW_STATS.name(), out);
+            final Thread tableThread = new Thread(table, "goodput-live-table");
+            tableThread.start();
+            out.printf(Locale.ROOT, "  streams    goodput-demo: %d s windows, %d s grace; a row per closed window below%n",
+                    streamsConfig.window().toSeconds(), streamsConfig.grace().toSeconds());
+            out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+            out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
+            out.flush();
             final Target target = new Target(sim.baseUrl(), true, contract.modelName(), null, Map.of(), "simulator",
                     Duration.ofSeconds(60), Duration.ofSeconds(15), false);
             try (Generator generator = new Generator(new StreamingClient(1024),
-                    new KafkaEventSink(props, new SchemaRegistryClient(cluster.registryUrl()), Topics.TOKENS.name(),
+                    new KafkaEventSink(props, registry, Topics.TOKENS.name(),
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000), out)) {
                 final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),
                         "goodput-demo-load");
@@ -112,6 +125,10 @@ final class DemoCommand implements Callable<Integer> {
                 out.println("Stopping.");
                 generator.stop();
                 load.join(TimeUnit.SECONDS.toMillis(90));
+            } finally {
+                table.close();
+                tableThread.join(5_000);
+                StreamsApp.close(streams);
             }
         } finally {
             if (duration != null) {

@@ -5,6 +5,7 @@ import dev.goodput.contract.ContractException;
 import dev.goodput.producer.cli.BenchProducerCommand;
 import dev.goodput.producer.cli.ProduceCommand;
 import dev.goodput.producer.cli.SimulateCommand;
+import dev.goodput.streams.StreamsCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -14,7 +15,8 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, BenchProducerCommand.class})
+        subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class,
+            BenchProducerCommand.class})
 public final class Main {
 
     public static final int EXIT_FAILED = 1;
