@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
         subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class,
-            BenchProducerCommand.class})
+            BenchProducerCommand.class, BenchStreamsCommand.class})
 public final class Main {
 
     public static final int EXIT_FAILED = 1;

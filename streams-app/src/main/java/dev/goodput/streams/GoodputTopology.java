@@ -62,7 +62,8 @@ public final class GoodputTopology {
         final AvroDeserializer<RequestEvent> requestReader = new AvroDeserializer<>(serdes.registry(), RequestEvent.class);
 
         final KStream<String, Out> assembled = tokens.merge(requests, Named.as("raw-events"))
-                .process(() -> new RequestAssembler(config, tokenReader, requestReader), Named.as(RequestAssembler.NAME),
+                .process(() -> new RequestAssembler(config, tokenReader, requestReader, new FastTokenReader(serdes.registry())),
+                        Named.as(RequestAssembler.NAME),
                         RequestAssembler.STORE, RequestAssembler.PROGRESS);
 
         assembled.split(Named.as("route-"))

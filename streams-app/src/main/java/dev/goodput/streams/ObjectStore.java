@@ -39,6 +39,10 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
         byte[] encode(V value);
 
         V decode(byte[] bytes);
+
+        /** Called after a value was written at a commit (lets values keep their own dirty flag). */
+        default void persisted(V value) {
+        }
     }
 
     private final KeyValueStore<Bytes, byte[]> inner;
@@ -137,6 +141,7 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
             final V v = live.get(k);
             if (v != null) {
                 inner.put(Bytes.wrap(k.getBytes(StandardCharsets.UTF_8)), codec.encode(v));
+                codec.persisted(v);
             }
         }
         for (String k : removed) {

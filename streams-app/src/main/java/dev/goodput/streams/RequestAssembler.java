@@ -58,10 +58,16 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private long lastWatermarkSent = Long.MIN_VALUE;
     private long nextSweepUs = Long.MIN_VALUE;
 
-    RequestAssembler(StreamsConfig config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests) {
+    private final FastTokenReader fast;
+    private final Map<String, byte[]> contractIdBytes = new java.util.HashMap<>();
+
+    RequestAssembler(StreamsConfig config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
+                     FastTokenReader fast) {
         this.config = config;
         this.tokens = tokens;
         this.requests = requests;
+        this.fast = fast;
+        config.contracts().keySet().forEach(id -> contractIdBytes.put(id, id.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
     }
 
     @Override
@@ -93,7 +99,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     @Override
     public void process(Record<String, byte[]> record) {
-        final String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
+        final String topic = context.recordMetadata().get().topic();
         if (topic.equals(config.topics().tokens())) {
             onToken(record);
         } else {
@@ -105,6 +111,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private void onToken(Record<String, byte[]> record) {
+        if (fast.read(record.value())) {
+            onFastToken(record);
+            return;
+        }
         final TokenEvent t;
         try {
             t = tokens.deserialize(config.topics().tokens(), record.value());
@@ -142,6 +152,57 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         if (s.complete()) {
             finish(t.getRequestId(), s);
         }
+    }
+
+    /** The same as the Avro path below, on fields read in place (no record built, no strings unless new). */
+    private void onFastToken(Record<String, byte[]> record) {
+        if (fast.warmup) {
+            return;
+        }
+        final String id = record.key();
+        RequestState s = inflight.get(id);
+        if (s == null) {
+            final String contractId = knownContract();
+            if (contractId == null) {
+                deadLetter(record, "unknown_contract", "contract " + fast.contractId() + " is not one this app was started with");
+                return;
+            }
+            final TokenEvent t = tokens.deserialize(config.topics().tokens(), record.value());
+            s = new RequestState();
+            s.contractId = contractId;
+            s.scenarioId = t.getScenarioId();
+            inflight.put(id, s);
+            s.dirty = true;
+        } else if (!fast.contractIs(contractIdBytes.get(s.contractId))) {
+            if (knownContract() == null) {
+                deadLetter(record, "unknown_contract", "contract " + fast.contractId() + " is not one this app was started with");
+            } else {
+                deadLetter(record, "mixed_contracts", "request " + id + " has events of contracts " + s.contractId
+                        + " and " + fast.contractId());
+            }
+            return;
+        } else if (!s.dirty) {
+            inflight.touch(id);
+        }
+        s.dirty = true;
+        final long arrival = fast.arrivalUs;
+        advance(arrival);
+        if (arrival > s.lastActivityUs) {
+            s.lastActivityUs = arrival;
+        }
+        s.addChunk(fast.chunkIndex, arrival);
+        if (s.complete()) {
+            finish(id, s);
+        }
+    }
+
+    private String knownContract() {
+        for (Map.Entry<String, byte[]> e : contractIdBytes.entrySet()) {
+            if (fast.contractIs(e.getValue())) {
+                return e.getKey();
+            }
+        }
+        return null;
     }
 
     private void onRequest(Record<String, byte[]> record) {

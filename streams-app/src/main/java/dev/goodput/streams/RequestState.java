@@ -20,6 +20,8 @@ final class RequestState {
     byte[] requestBytes;
     long completionUs = Long.MIN_VALUE;
     int expectedChunks = -1;
+    /** Changed since the last commit (saves a hash-set insert per token). */
+    boolean dirty;
 
     /** Adds a chunk; false when this chunk index was already seen (a duplicate). */
     boolean addChunk(int index, long arrivalUs) {
@@ -76,6 +78,11 @@ final class RequestState {
     }
 
     static final ObjectStore.Codec<RequestState> CODEC = new ObjectStore.Codec<>() {
+        @Override
+        public void persisted(RequestState s) {
+            s.dirty = false;
+        }
+
         @Override
         public byte[] encode(RequestState s) {
             final ByteArrayOutputStream out = new ByteArrayOutputStream(64 + s.seenCount * 4);

@@ -38,7 +38,6 @@ public final class StreamsApp {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), "10000");
         p.put(StreamsConfig.producerPrefix("linger.ms"), "5");
-        p.put(StreamsConfig.producerPrefix("compression.type"), "lz4");
         p.putAll(user);
         return p;
     }

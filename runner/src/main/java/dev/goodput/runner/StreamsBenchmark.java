@@ -1,0 +1,401 @@
+package dev.goodput.runner;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import dev.goodput.avro.ChunkKind;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.TokenCountSource;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.contract.Contract;
+import dev.goodput.registry.InProcessSchemaRegistry;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.serde.AvroSerializer;
+import dev.goodput.topics.Topics;
+import org.HdrHistogram.Histogram;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * Measures the streams-app against a broker in a child JVM, with the app itself in another child
+ * JVM (heap capped at 512 MB):
+ * <ol>
+ *   <li>on one topic of token events, the raw consumer rate and the streams-app's processing rate;</li>
+ *   <li>the heap the app needs after 10 million requests (it runs with -Xmx512m; used heap after a full GC);</li>
+ *   <li>the delay from a window's end + grace to its final record being readable, in a live run.</li>
+ * </ol>
+ * Run with {@code ./goodput bench-streams}. Prints its figures; asserts nothing.
+ */
+final class StreamsBenchmark {
+
+    private final PrintStream out;
+    private final Contract contract;
+    private final Path contractFile;
+    private final int requests;
+    private final int chunks;
+    private final int heapRequests;
+    private final double liveSeconds;
+
+    StreamsBenchmark(PrintStream out, Contract contract, Path contractFile, int requests, int chunks, int heapRequests,
+                     double liveSeconds) {
+        this.out = out;
+        this.contract = contract;
+        this.contractFile = contractFile;
+        this.requests = requests;
+        this.chunks = chunks;
+        this.heapRequests = heapRequests;
+        this.liveSeconds = liveSeconds;
+    }
+
+    void run() throws Exception {
+        try (Child broker = Child.start(List.of("-Xmx1g"), "dev.goodput.kafka.EmbeddedKafkaMain", "bootstrap=");
+             InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
+            final String bootstrap = broker.value;
+            final SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
+            out.printf(Locale.ROOT, "broker %s (child JVM), %d cores%n", bootstrap, Runtime.getRuntime().availableProcessors());
+            rate(bootstrap, registry.url(), client);
+            if (heapRequests > 0) {
+                heap(bootstrap, registry.url(), client);
+            }
+            if (liveSeconds > 0) {
+                delay(bootstrap, registry.url(), client);
+            }
+        }
+    }
+
+    private void rate(String bootstrap, String registryUrl, SchemaRegistryClient client) throws Exception {
+        final String tokens = "bench.tokens";
+        final String reqs = "bench.requests";
+        createTopics(bootstrap, tokens, reqs, 2);
+        final long t0 = windowAligned(Instant.now().minusSeconds(3600));
+        final long produced = produce(bootstrap, client, tokens, reqs, t0, requests, chunks, 200.0);
+        out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events%n", requests, chunks,
+                (long) requests * chunks);
+        // raw consumer, same topic
+        final long rawStart = System.nanoTime();
+        final long raw = consumeAll(bootstrap, tokens);
+        final double rawS = (System.nanoTime() - rawStart) / 1e9;
+        out.printf(Locale.ROOT, "raw consumer:  %,d token events in %.2f s = %,.0f records/s%n", raw, rawS, raw / rawS);
+        // the streams-app over the same topics
+        final Child app = startApp(bootstrap, registryUrl, "bench-rate", tokens, reqs, "rate");
+        try {
+            final long start = System.nanoTime();
+            awaitCaughtUp(bootstrap, "bench-rate", List.of(tokens, reqs), Duration.ofMinutes(20));
+            final double s = (System.nanoTime() - start) / 1e9;
+            out.printf(Locale.ROOT, "streams-app:   %,d token events (+%,d request events) in %.2f s = %,.0f token records/s"
+                    + " (%,.0f records/s all inputs), %.1f%% of the raw consumer rate%n", raw, produced - raw, s, raw / s,
+                    produced / s, 100 * (raw / s) / (raw / rawS));
+        } finally {
+            app.close();
+        }
+    }
+
+    private void heap(String bootstrap, String registryUrl, SchemaRegistryClient client) throws Exception {
+        final String tokens = "heap.tokens";
+        final String reqs = "heap.requests";
+        createTopics(bootstrap, tokens, reqs, 2);
+        final long t0 = windowAligned(Instant.now().minusSeconds(7200));
+        final long start = System.nanoTime();
+        produce(bootstrap, client, tokens, reqs, t0, heapRequests, 2, 2000.0);
+        out.printf(Locale.ROOT, "produced %,d requests (2 chunks each) in %.1f s%n", heapRequests, (System.nanoTime() - start) / 1e9);
+        final Child app = startApp(bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
+        try {
+            final long s0 = System.nanoTime();
+            awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40));
+            final double s = (System.nanoTime() - s0) / 1e9;
+            final String heap = jcmd(app.process.pid(), "GC.heap_info");
+            out.printf(Locale.ROOT, "heap: %,d requests processed in %.1f s with -Xmx512m (%,.0f records/s); after a full GC: %s%n",
+                    heapRequests, s, 3.0 * heapRequests / s, usedHeap(heap));
+        } finally {
+            app.close();
+        }
+    }
+
+    private void delay(String bootstrap, String registryUrl, SchemaRegistryClient client) throws Exception {
+        final String tokens = "live.tokens";
+        final String reqs = "live.requests";
+        final String stats = "live.window-stats";
+        createTopics(bootstrap, tokens, reqs, 2);
+        final Child app = startApp(bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
+        final List<Long> delays = new ArrayList<>();
+        try (KafkaConsumer<String, WindowStats> c = reader(bootstrap, client, stats)) {
+            Thread.sleep(3000);
+            final Thread producer = new Thread(() -> produceLive(bootstrap, client, tokens, reqs), "live-producer");
+            producer.start();
+            final long end = System.nanoTime() + (long) ((liveSeconds + 20) * 1e9);
+            while (System.nanoTime() < end) {
+                for (ConsumerRecord<String, WindowStats> r : c.poll(Duration.ofMillis(100))) {
+                    if (r.value().getIsFinal()) {
+                        final long due = r.value().getWindowEndUs().toEpochMilli() * 1000 + 5_000_000L;
+                        delays.add(nowUs() - due);
+                    }
+                }
+            }
+            producer.join();
+        } finally {
+            app.close();
+        }
+        final Histogram h = new Histogram(3_600_000_000L, 3);
+        delays.forEach(d -> h.recordValue(Math.max(0, d)));
+        out.printf(Locale.ROOT, "final-record delay after window end + grace (live, %d windows): p50 %.0f ms, max %.0f ms%n",
+                h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getMaxValue() / 1e3);
+    }
+
+    private Child startApp(String bootstrap, String registryUrl, String appId, String tokens, String reqs, String tag)
+            throws IOException {
+        final Path state = Files.createTempDirectory("goodput-bench-state");
+        final List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-Xms512m"));
+        final String extra = System.getenv("GOODPUT_BENCH_APP_OPTS");
+        if (extra != null && !extra.isBlank()) {
+            jvm.addAll(List.of(extra.trim().split("\\s+")));
+        }
+        return Child.start(jvm, "dev.goodput.runner.Main", "streams-app ",
+                "streams", "--bootstrap-server", bootstrap, "--schema-registry", registryUrl, "--application-id", appId,
+                "--state-dir", state.toString(), "--contract", contractFile.toString(), "--topic", "tokens=" + tokens,
+                "--topic", "requests=" + reqs, "--topic", "verdicts=" + tag + ".verdicts",
+                "--topic", "window-stats=" + tag + ".window-stats", "--topic", "dlq=" + tag + ".dlq");
+    }
+
+    private void createTopics(String bootstrap, String tokens, String reqs, int partitions) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            Topics.createMissing(admin, List.of(Topics.TOKENS.named(tokens).withPartitions(partitions),
+                    Topics.REQUESTS.named(reqs).withPartitions(partitions)), (short) 1);
+        }
+    }
+
+    /** Synthetic requests at {@code rps} in event time; returns the records written. */
+    private long produce(String bootstrap, SchemaRegistryClient client, String tokens, String reqs, long t0, int n,
+                         int perRequest, double rps) {
+        long count = 0;
+        try (KafkaProducer<String, SpecificRecord> p = producer(bootstrap, client)) {
+            for (int i = 0; i < n; i++) {
+                count += send(p, tokens, reqs, "r" + i, "bench-scenario-" + (i % 4), t0 + (long) (i * 1e6 / rps), perRequest);
+            }
+            p.flush();
+        }
+        return count;
+    }
+
+    private void produceLive(String bootstrap, SchemaRegistryClient client, String tokens, String reqs) {
+        try (KafkaProducer<String, SpecificRecord> p = producer(bootstrap, client)) {
+            final long end = System.nanoTime() + (long) (liveSeconds * 1e9);
+            int i = 0;
+            while (System.nanoTime() < end) {
+                // requests that completed just now, 100 per second
+                send(p, tokens, reqs, "live" + i, "live-scenario", nowUs() - 300_000, 10);
+                i++;
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private int send(KafkaProducer<String, SpecificRecord> p, String tokens, String reqs, String id, String scenario,
+                     long intended, int perRequest) {
+        final long first = intended + 40_000;
+        for (int c = 0; c < perRequest; c++) {
+            final long at = first + c * 10_000L;
+            p.send(new ProducerRecord<>(tokens, null, at / 1000, id, TokenEvent.newBuilder().setContractId(contract.id())
+                    .setRunId("bench").setScenarioId(scenario).setRequestId(id).setChunkIndex(c).setKind(ChunkKind.ANSWER)
+                    .setTokens(1).setArrivalTimeUs(at(at)).setWarmup(false).build()));
+        }
+        final long last = first + (perRequest - 1) * 10_000L;
+        p.send(new ProducerRecord<>(reqs, null, (last + 100) / 1000, id, RequestEvent.newBuilder()
+                .setContractId(contract.id()).setRunId("bench").setScenarioId(scenario).setTargetId("sim").setGpuType("H100")
+                .setGpuCount(1).setRequestId(id).setAttempt(1).setIntendedSendTimeUs(at(intended))
+                .setActualSendTimeUs(at(intended + 50)).setFirstChunkTimeUs(at(first)).setFirstAnswerTimeUs(at(first))
+                .setLastChunkTimeUs(at(last)).setCompletionTimeUs(at(last + 100)).setPromptTokens(64)
+                .setOutputTokens(perRequest).setOutputTokensSource(TokenCountSource.SERVER_USAGE).setContentChunks(perRequest)
+                .setStatus(RequestStatus.OK).setHttpStatus(200).setQualityScore(1.0).setQualityPass(true).setWarmup(false)
+                .build()));
+        return perRequest + 1;
+    }
+
+    private static KafkaProducer<String, SpecificRecord> producer(String bootstrap, SchemaRegistryClient client) {
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "1");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "524288");
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(256L << 20));
+        return new KafkaProducer<>(p, new StringSerializer(), new AvroSerializer<>(client, false));
+    }
+
+    private static long consumeAll(String bootstrap, String topic) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "raw-" + System.nanoTime());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
+        long n = 0;
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscribe(List.of(topic));
+            int idle = 0;
+            while (idle < 10) {
+                final int got = c.poll(Duration.ofMillis(100)).count();
+                n += got;
+                idle = got == 0 ? idle + 1 : 0;
+            }
+        }
+        return n;
+    }
+
+    /** Waits until the app's committed offsets reach the end of every input partition. */
+    private static void awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            final Map<TopicPartition, OffsetSpec> ends = new java.util.HashMap<>();
+            for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
+                d.partitions().forEach(pi -> ends.put(new TopicPartition(d.name(), pi.partition()), OffsetSpec.latest()));
+            }
+            final var endOffsets = admin.listOffsets(ends).all().get();
+            final long deadline = System.nanoTime() + timeout.toNanos();
+            while (System.nanoTime() < deadline) {
+                final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                boolean done = true;
+                for (var e : endOffsets.entrySet()) {
+                    final OffsetAndMetadata c = committed.get(e.getKey());
+                    // transaction markers take offsets too: within 2 of the end is the end
+                    if (c == null || c.offset() < e.getValue().offset() - 2) {
+                        done = false;
+                        break;
+                    }
+                }
+                if (done) {
+                    return;
+                }
+                Thread.sleep(100);
+            }
+            throw new IllegalStateException("the streams-app did not catch up within " + timeout);
+        }
+    }
+
+    private static KafkaConsumer<String, WindowStats> reader(String bootstrap, SchemaRegistryClient client, String topic) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "delay-" + System.nanoTime());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        final KafkaConsumer<String, WindowStats> c = new KafkaConsumer<>(p, new StringDeserializer(),
+                new AvroDeserializer<>(client, WindowStats.class));
+        c.subscribe(List.of(topic));
+        return c;
+    }
+
+    private static String jcmd(long pid, String command) throws IOException, InterruptedException {
+        final Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.run").redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+        final Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), command).redirectErrorStream(true).start();
+        final String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return text;
+    }
+
+    private static String usedHeap(String heapInfo) {
+        for (String line : heapInfo.split("\n")) {
+            if (line.contains("used")) {
+                return line.strip();
+            }
+        }
+        return heapInfo.strip();
+    }
+
+    private static long windowAligned(Instant i) {
+        return (i.toEpochMilli() / 10_000) * 10_000 * 1_000;
+    }
+
+    private static long nowUs() {
+        final Instant i = Instant.now();
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+    }
+
+    private static Instant at(long us) {
+        return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
+    }
+
+    /** A child JVM on this classpath that prints a ready line and stops when its stdin closes (or is destroyed). */
+    static final class Child implements AutoCloseable {
+        final Process process;
+        final String value;
+
+        private Child(Process process, String value) {
+            this.process = process;
+            this.value = value;
+        }
+
+        static Child start(List<String> jvmArgs, String mainClass, String readyPrefix, String... args) throws IOException {
+            final List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.addAll(jvmArgs);
+            cmd.addAll(List.of("-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
+                    mainClass));
+            cmd.addAll(List.of(args));
+            final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            final BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.startsWith(readyPrefix)) {
+                    final Thread drain = new Thread(() -> {
+                        try {
+                            while (r.readLine() != null) {
+                                // keep the pipe from filling up
+                            }
+                        } catch (IOException ignored) {
+                            // the child is gone
+                        }
+                    }, "child-output");
+                    drain.setDaemon(true);
+                    drain.start();
+                    return new Child(p, line.substring(readyPrefix.length()).trim());
+                }
+            }
+            throw new IOException(mainClass + " exited before it was ready");
+        }
+
+        @Override
+        public void close() throws IOException {
+            process.getOutputStream().close();
+            process.destroy();
+            try {
+                if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package dev.goodput.streams;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.registry.RegistryException;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.WireFormat;
+import org.apache.avro.Schema;
+
+/**
+ * Reads the few fields the per-token path needs straight from a token event's wire-format bytes,
+ * without building an Avro record, for the writer schema this build was compiled with (the common
+ * case). Any other writer schema, and any malformed record, is left to the full deserializer,
+ * which then reports exactly what is wrong. Not thread-safe: one per processor.
+ */
+final class FastTokenReader {
+
+    private final SchemaRegistryClient registry;
+    private final Map<Integer, Boolean> fastIds = new ConcurrentHashMap<>();
+    private byte[] data;
+    private int pos;
+
+    int contractOffset;
+    int contractLength;
+    int chunkIndex;
+    long arrivalUs;
+    boolean warmup;
+
+    FastTokenReader(SchemaRegistryClient registry) {
+        this.registry = registry;
+    }
+
+    /** Reads a record; false when the full deserializer must be used instead. */
+    boolean read(byte[] bytes) {
+        if (bytes == null || bytes.length < WireFormat.HEADER_SIZE || bytes[0] != WireFormat.MAGIC_BYTE) {
+            return false;
+        }
+        final int id = ((bytes[1] & 0xff) << 24) | ((bytes[2] & 0xff) << 16) | ((bytes[3] & 0xff) << 8) | (bytes[4] & 0xff);
+        if (!fastIds.computeIfAbsent(id, this::isCompiledSchema)) {
+            return false;
+        }
+        data = bytes;
+        pos = WireFormat.HEADER_SIZE;
+        try {
+            contractLength = (int) readLong();
+            contractOffset = pos;
+            pos += contractLength;
+            skipString();                 // run_id
+            skipString();                 // scenario_id
+            skipString();                 // request_id: the record key carries it
+            chunkIndex = (int) readLong();
+            readLong();                   // kind
+            readLong();                   // tokens
+            arrivalUs = readLong();
+            warmup = data[pos++] != 0;
+            return pos == data.length && contractLength >= 0 && chunkIndex >= 0;
+        } catch (ArrayIndexOutOfBoundsException e) {
+            return false;
+        }
+    }
+
+    /** Whether the record's contract id equals {@code id} (ASCII hex), without making a String. */
+    boolean contractIs(byte[] id) {
+        if (id.length != contractLength) {
+            return false;
+        }
+        for (int i = 0; i < contractLength; i++) {
+            if (data[contractOffset + i] != id[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    String contractId() {
+        return new String(data, contractOffset, contractLength, StandardCharsets.UTF_8);
+    }
+
+    private boolean isCompiledSchema(int id) {
+        try {
+            final Schema writer = registry.getById(id);
+            return writer.equals(TokenEvent.getClassSchema());
+        } catch (RegistryException.NotFound e) {
+            return false;
+        }
+    }
+
+    private void skipString() {
+        final int n = (int) readLong();
+        if (n < 0) {
+            throw new ArrayIndexOutOfBoundsException("negative length");
+        }
+        pos += n;
+    }
+
+    private long readLong() {
+        long z = 0;
+        int shift = 0;
+        while (true) {
+            final byte b = data[pos++];
+            z |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                break;
+            }
+            shift += 7;
+            if (shift > 63) {
+                throw new ArrayIndexOutOfBoundsException("varint too long");
+            }
+        }
+        return (z >>> 1) ^ -(z & 1);
+    }
+}
