@@ -66,6 +66,15 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--scenario-seconds", description = "Measured seconds per scenario (default: the matrix's duration_s).")
     Double scenarioSeconds;
 
+    @Option(names = "--target", description = "Drive this OpenAI-compatible API (for example http://127.0.0.1:8000/v1) instead of the built-in simulator.")
+    String externalTarget;
+
+    @Option(names = "--model", description = "Model name to request from --target (default: the contract's model.name).")
+    String model;
+
+    @Option(names = "--api-key-env", description = "Environment variable holding the API key for --target.")
+    String apiKeyEnv;
+
     @Option(names = "--duration", description = "Stop by itself after this long (for example 30s, 5m); default: until Ctrl-C.",
             converter = DurationConverter.class)
     Duration duration;
@@ -88,7 +97,8 @@ final class DemoCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  kafka      %s  (started in %d ms; data %s, kept between runs; --fresh starts clean)%n",
                     cluster.bootstrapServers(), cluster.kafka().lastStartTime().toMillis(), dataDir);
             out.printf(Locale.ROOT, "  registry   %s%n", cluster.registryUrl());
-            out.printf(Locale.ROOT, "  simulator  %s  (OpenAI-compatible, streaming)%n", sim.baseUrl());
+            out.printf(Locale.ROOT, externalTarget == null ? "  simulator  %s  (OpenAI-compatible, streaming)%n"
+                    : "  target     %s  (the simulator is idle)%n", externalTarget == null ? sim.baseUrl() : externalTarget);
             out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
                     .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
             out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,
@@ -109,7 +119,9 @@ final class DemoCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
             out.flush();
-            final Target target = new Target(sim.baseUrl(), true, contract.modelName(), null, Map.of(), "simulator",
+            final Target target = new Target(externalTarget != null ? externalTarget : sim.baseUrl(), true,
+                    model != null ? model : contract.modelName(), apiKeyEnv, Map.of(),
+                    externalTarget != null ? java.net.URI.create(externalTarget).getAuthority() : "simulator",
                     Duration.ofSeconds(60), Duration.ofSeconds(15), false);
             try (Generator generator = new Generator(new StreamingClient(1024),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(),
