@@ -1,0 +1,67 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import dev.goodput.kafka.EmbeddedKafka;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Exit codes as Kafka's tools have them: 2 for a refused start, 1 for an address that does not answer. */
+class MainTest {
+
+    private static Result run(String... args) {
+        final PrintStream err = System.err;
+        final ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(buf, true, StandardCharsets.UTF_8));
+        try {
+            final int rc = Main.run(args);
+            return new Result(rc, buf.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setErr(err);
+        }
+    }
+
+    private record Result(int code, String err) {
+    }
+
+    @Test
+    void aContractWithABadFieldExitsTwoNamingTheField(@TempDir Path dir) throws Exception {
+        final Path bad = dir.resolve("contract.yaml");
+        Files.writeString(bad, Files.readString(Path.of("../config/contract.yaml")).replace("gpu_count: 1", "gpu_count: many"));
+        final Result r = run("demo", "--contract", bad.toString(), "--duration", "1s");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("hardware.gpu_count: expected a whole number");
+    }
+
+    @Test
+    void anUnknownFlagOrBadScenarioExitsTwo() {
+        assertThat(run("demo", "--no-such-flag").code()).isEqualTo(2);
+        final Result r = run("produce", "--simulate", "--scenario", "p64-nonsense", "--contract", "../config/contract.yaml");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("p64-nonsense");
+    }
+
+    @Test
+    void anUnreachableBrokerIsOneLineNamingTheAddress() {
+        final String address = "127.0.0.1:" + EmbeddedKafka.freePort();
+        final Result r = run("streams", "--bootstrap-server", address, "--contract", "../config/contract.yaml");
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err().strip().lines().count()).isEqualTo(1);
+        assertThat(r.err()).contains("Kafka at " + address + " did not answer");
+    }
+
+    @Test
+    void durationsInTheFormsTheHelpShows() {
+        final DurationConverter c = new DurationConverter();
+        assertThat(c.convert("500ms").toMillis()).isEqualTo(500);
+        assertThat(c.convert("30s").toSeconds()).isEqualTo(30);
+        assertThat(c.convert("5m").toSeconds()).isEqualTo(300);
+        assertThat(c.convert("2h").toSeconds()).isEqualTo(7200);
+    }
+}
