@@ -107,8 +107,10 @@ final class DemoCommand implements Callable<Integer> {
             final Properties props = new Properties();
             props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
             final SchemaRegistryClient registry = new SchemaRegistryClient(cluster.registryUrl());
-            final dev.goodput.streams.StreamsConfig streamsConfig = dev.goodput.streams.StreamsConfig.defaults(
+            final dev.goodput.streams.StreamsConfig defaults = dev.goodput.streams.StreamsConfig.defaults(
                     Map.of(contract.id(), contract));
+            final dev.goodput.streams.StreamsConfig streamsConfig = defaults.withUpstreamPartitions(
+                    StreamsApp.prepareTopics(props, defaults));
             final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
                     StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false);
             final LiveTable table = new LiveTable(cluster.bootstrapServers(), registry, Topics.WINDOW_STATS.name(), out);

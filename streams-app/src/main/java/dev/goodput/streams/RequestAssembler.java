@@ -48,8 +48,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private ObjectStore<RequestState> inflight;
     private ObjectStore<long[]> progress;
     private int partition;
-    /** Latest event time of any event: drives the sweep of requests waiting for tokens. */
-    private long streamTimeUs = Long.MIN_VALUE;
+    /**
+     * Latest arrival time of a token event: drives the sweep of requests waiting for token events.
+     * A request's chunks all arrive before it completes, so once the token stream is tokenWait past
+     * a completion, that request's missing chunks are missing, whatever the request stream is doing.
+     */
+    private long tokenTimeUs = Long.MIN_VALUE;
     /**
      * Latest completion time of a request event: drives lateness and watermarks. Token events may run
      * ahead of request events (another topic), so they must not make a request late.
@@ -79,7 +83,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         progress.load();
         this.partition = ctx.taskId().partition();
         for (RequestState s : inflight.entries().values()) {
-            streamTimeUs = Math.max(streamTimeUs, s.lastActivityUs);
+            if (s.seenCount > 0) {
+                tokenTimeUs = Math.max(tokenTimeUs, s.lastChunkUs());
+            }
             if (s.requestBytes != null) {
                 requestTimeUs = Math.max(requestTimeUs, s.completionUs);
             }
@@ -90,8 +96,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             lastWatermarkSent = last[0];
             requestTimeUs = Math.max(requestTimeUs, last[0]);
         }
-        LOG.info("request assembler {} restored {} in-flight requests, stream time {}", ctx.taskId(), inflight.size(),
-                streamTimeUs);
+        LOG.info("request assembler {} restored {} in-flight requests, token time {}, request time {}", ctx.taskId(),
+                inflight.size(), tokenTimeUs, requestTimeUs);
         // Heartbeat: tells the mergers how far this partition's event time has come, even when no
         // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
         ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, t -> sendWatermark());
@@ -105,7 +111,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         } else {
             onRequest(record);
         }
-        if (streamTimeUs >= nextSweepUs) {
+        if (Math.max(tokenTimeUs, requestTimeUs) >= nextSweepUs) {
             sweep();
         }
     }
@@ -133,7 +139,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         final long arrival = micros(t.getArrivalTimeUs());
-        advance(arrival);
+        advanceTokens(arrival);
         RequestState s = inflight.get(t.getRequestId());
         if (s == null) {
             s = new RequestState();
@@ -186,7 +192,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         s.dirty = true;
         final long arrival = fast.arrivalUs;
-        advance(arrival);
+        advanceTokens(arrival);
         if (arrival > s.lastActivityUs) {
             s.lastActivityUs = arrival;
         }
@@ -244,7 +250,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             inflight.remove(id);
             return;
         }
-        advance(completion);
         requestTimeUs = Math.max(requestTimeUs, completion);
         final RequestState s = existing != null ? existing : new RequestState();
         s.contractId = r.getContractId();
@@ -305,9 +310,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         return contractId + "|" + scenarioId;
     }
 
-    private void advance(long eventTimeUs) {
-        if (eventTimeUs > streamTimeUs) {
-            streamTimeUs = eventTimeUs;
+    private void advanceTokens(long arrivalUs) {
+        if (arrivalUs > tokenTimeUs) {
+            tokenTimeUs = arrivalUs;
         }
     }
 
@@ -316,7 +321,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      * tokenWait ago in event time) and drops token events whose request event never came.
      */
     private void sweep() {
-        nextSweepUs = streamTimeUs + 100_000;
+        nextSweepUs = Math.max(tokenTimeUs, requestTimeUs) + 100_000;
         final long tokenWait = config.tokenWait().toNanos() / 1_000;
         final long orphan = config.orphanExpiry().toNanos() / 1_000;
         final List<Map.Entry<String, RequestState>> due = new ArrayList<>();
@@ -325,9 +330,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         while (it.hasNext()) {
             final Map.Entry<String, RequestState> e = it.next();
             final RequestState s = e.getValue();
-            if (s.requestBytes != null && s.completionUs + tokenWait <= streamTimeUs) {
+            if (s.requestBytes != null && s.completionUs + tokenWait <= tokenTimeUs) {
                 due.add(e);
-            } else if (s.requestBytes == null && s.lastActivityUs + orphan <= streamTimeUs) {
+            } else if (s.requestBytes == null && s.lastActivityUs + orphan <= requestTimeUs) {
                 orphans.add(e.getKey());
             }
         }
@@ -371,6 +376,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String WATERMARK_KEY = "__watermark__";
 
     private void deadLetter(Record<String, byte[]> record, String reason, String message) {
+        LOG.debug("task {} refuses {}: {} ({})", context.taskId(), record.key(), reason, message);
         final var meta = context.recordMetadata();
         final var headers = DeadLetters.headers(STAGE, reason, message, meta.map(m -> m.topic()).orElse("?"),
                 meta.map(m -> m.partition()).orElse(-1), meta.map(m -> m.offset()).orElse(-1L));

@@ -40,6 +40,17 @@ final class RequestState {
         return true;
     }
 
+    /** Arrival of the latest chunk seen (Long.MIN_VALUE when none). */
+    long lastChunkUs() {
+        long last = Long.MIN_VALUE;
+        for (int i = 0; i < seen.length; i++) {
+            if (seen[i] && arrivals[i] > last) {
+                last = arrivals[i];
+            }
+        }
+        return last;
+    }
+
     boolean complete() {
         return requestBytes != null && seenCount >= expectedChunks;
     }

@@ -75,8 +75,8 @@ public final class StreamsCommand implements Callable<Integer> {
         Preflight.kafka(client, 10_000);
         final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
         Preflight.registry(registry);
-        StreamsApp.prepareTopics(client, config);
-        final KafkaStreams streams = StreamsApp.start(config, new AvroSerdes(registry),
+        final int partitions = StreamsApp.prepareTopics(client, config);
+        final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),
                 StreamsApp.streamsProperties(client, applicationId, stateDir), reset);
         final CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -17,11 +17,12 @@ import dev.goodput.contract.Contract;
  * @param tokenWait          how long after its request event a request waits for missing token events
  * @param orphanExpiry       token events whose request event never comes are dropped (and counted) after this
  * @param liveInterval       wall-clock interval of live (non-final) window updates
+ * @param upstreamPartitions partitions of the input topics: a window closes only when every one of them has passed it
  * @param topics             topic names
  */
 public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.Objectives> objectivesOverride,
                             Duration window, Duration grace, Duration tokenWait, Duration orphanExpiry,
-                            Duration liveInterval, TopicNames topics) {
+                            Duration liveInterval, int upstreamPartitions, TopicNames topics) {
 
     /** Topic names (defaults from DESIGN.md). */
     public record TopicNames(String tokens, String requests, String verdicts, String windowStats, String samples,
@@ -34,25 +35,32 @@ public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.O
 
     public static StreamsConfig defaults(Map<String, Contract> contracts) {
         return new StreamsConfig(contracts, Optional.empty(), Duration.ofSeconds(10), Duration.ofSeconds(5),
-                Duration.ofSeconds(2), Duration.ofMinutes(10), Duration.ofSeconds(1), TopicNames.defaults());
+                Duration.ofSeconds(2), Duration.ofMinutes(10), Duration.ofSeconds(1), 1, TopicNames.defaults());
     }
 
     public StreamsConfig withWindow(Duration size, Duration graceDuration) {
         return new StreamsConfig(contracts, objectivesOverride, size, graceDuration, tokenWait, orphanExpiry,
-                liveInterval, topics);
+                liveInterval, upstreamPartitions, topics);
     }
 
     public StreamsConfig withObjectives(Contract.Objectives o) {
         return new StreamsConfig(contracts, Optional.of(o), window, grace, tokenWait, orphanExpiry, liveInterval,
-                topics);
+                upstreamPartitions, topics);
     }
 
     public StreamsConfig withTopics(TopicNames t) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval, t);
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval,
+                upstreamPartitions, t);
     }
 
     public StreamsConfig withLiveInterval(Duration d) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, d, topics);
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, d,
+                upstreamPartitions, topics);
+    }
+
+    public StreamsConfig withUpstreamPartitions(int n) {
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval, n,
+                topics);
     }
 
     public long windowUs() {

@@ -111,15 +111,19 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         return a;
     }
 
-    /** The slowest upstream partition's event time (only partitions that have reported take part). */
+    /**
+     * The slowest upstream partition's event time; nothing closes until every input partition has
+     * reported (a partition that has not reported may still hold any window's events).
+     */
     private long minWatermark() {
+        if (watermarks.size() < config.upstreamPartitions()) {
+            return Long.MIN_VALUE;
+        }
         long min = Long.MAX_VALUE;
-        int reporting = 0;
         for (long[] w : watermarks.entries().values()) {
             min = Math.min(min, w[0]);
-            reporting++;
         }
-        return reporting == 0 ? Long.MIN_VALUE : min;
+        return min;
     }
 
     private void closeWindows() {
@@ -139,6 +143,8 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         closing.sort((a, b) -> a.getValue().startUs != b.getValue().startUs
                 ? Long.compare(a.getValue().startUs, b.getValue().startUs) : a.getKey().compareTo(b.getKey()));
         for (Map.Entry<String, WindowAgg> e : closing) {
+            LOG.debug("task {} closes {} with {} requests at watermarks {}", context.taskId(), e.getKey(),
+                    e.getValue().total, watermarks.entries().entrySet().stream().map(w -> w.getKey() + "=" + w.getValue()[0]).toList());
             emit(e.getValue(), true);
             windows.remove(e.getKey());
             changedSinceLive.remove(e.getKey());

@@ -150,6 +150,22 @@ class TopologyTest {
     }
 
     @Test
+    void requestEventsAheadOfTheirTokensWaitForThem() {
+        try (Fixture f = new Fixture()) {
+            final long i = T0 + S;
+            final long[] a = {i + 100 * MS, i + 120 * MS, i + 150 * MS};
+            // the request topic runs ahead: r1's request event, then a request 4 s later, then r1's tokens
+            f.request(f.ok("r1", i, a).build());
+            f.failedRequest("later", i + 4 * S, i + 4 * S + 10 * MS, RequestStatus.ERROR, "http_500");
+            f.sendChunks("r1", a);
+            f.closeThrough(T0 + 16 * S);
+            final WindowStats w = f.finals().get(0);
+            assertThat(w.getItl().getCount()).isEqualTo(2);
+            assertThat(w.getRequestsTotal()).isEqualTo(2);
+        }
+    }
+
+    @Test
     void itlGapsBelongToTheWindowOfTheirLaterChunk() {
         try (Fixture f = new Fixture()) {
             // a request that straddles the T0+10s boundary: gaps at 9.9 s (window 0) and 10.1 s (window 1)
