@@ -1,8 +1,6 @@
 package dev.goodput.runner;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,6 +21,7 @@ import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
+import dev.goodput.producer.bench.ChildJvm;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
@@ -77,9 +76,9 @@ final class StreamsBenchmark {
     }
 
     void run() throws Exception {
-        try (Child broker = Child.start(List.of("-Xmx1g"), "dev.goodput.kafka.EmbeddedKafkaMain", "bootstrap=");
+        try (ChildJvm broker = ChildJvm.start(List.of("-Xmx1g"), "dev.goodput.kafka.EmbeddedKafkaMain", "bootstrap=");
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
-            final String bootstrap = broker.value;
+            final String bootstrap = broker.value();
             final SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
             out.printf(Locale.ROOT, "broker %s (child JVM), %d cores%n", bootstrap, Runtime.getRuntime().availableProcessors());
             rate(bootstrap, registry.url(), client);
@@ -106,7 +105,7 @@ final class StreamsBenchmark {
         final double rawS = (System.nanoTime() - rawStart) / 1e9;
         out.printf(Locale.ROOT, "raw consumer:  %,d token events in %.2f s = %,.0f records/s%n", raw, rawS, raw / rawS);
         // the streams-app over the same topics
-        final Child app = startApp(bootstrap, registryUrl, "bench-rate", tokens, reqs, "rate");
+        final ChildJvm app = startApp(bootstrap, registryUrl, "bench-rate", tokens, reqs, "rate");
         try {
             final long start = System.nanoTime();
             awaitCaughtUp(bootstrap, "bench-rate", List.of(tokens, reqs), Duration.ofMinutes(20));
@@ -127,13 +126,13 @@ final class StreamsBenchmark {
         final long start = System.nanoTime();
         produce(bootstrap, client, tokens, reqs, t0, heapRequests, 2, 2000.0);
         out.printf(Locale.ROOT, "produced %,d requests (2 chunks each) in %.1f s%n", heapRequests, (System.nanoTime() - start) / 1e9);
-        final Child app = startApp(bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
+        final ChildJvm app = startApp(bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
         try {
             final long s0 = System.nanoTime();
             awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40));
             final double s = (System.nanoTime() - s0) / 1e9;
             // the class histogram runs a full GC first: its total is the live heap
-            final String[] histogram = jcmd(app.process.pid(), "GC.class_histogram").split("\n");
+            final String[] histogram = jcmd(app.pid(), "GC.class_histogram").split("\n");
             out.printf(Locale.ROOT, "heap: %,d requests processed in %.1f s with -Xmx512m (%,.0f records/s), no OutOfMemoryError;"
                     + " live heap after a full GC: %s%n", heapRequests, s, 3.0 * heapRequests / s, liveHeap(histogram));
         } finally {
@@ -146,7 +145,7 @@ final class StreamsBenchmark {
         final String reqs = "live.requests";
         final String stats = "live.window-stats";
         createTopics(bootstrap, tokens, reqs, 2);
-        final Child app = startApp(bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
+        final ChildJvm app = startApp(bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
         final List<Long> delays = new ArrayList<>();
         try (KafkaConsumer<String, WindowStats> c = reader(bootstrap, client, stats)) {
             Thread.sleep(3000);
@@ -171,7 +170,7 @@ final class StreamsBenchmark {
                 h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getMaxValue() / 1e3);
     }
 
-    private Child startApp(String bootstrap, String registryUrl, String appId, String tokens, String reqs, String tag)
+    private ChildJvm startApp(String bootstrap, String registryUrl, String appId, String tokens, String reqs, String tag)
             throws IOException {
         final Path state = Files.createTempDirectory("goodput-bench-state");
         final List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-Xms512m"));
@@ -179,7 +178,7 @@ final class StreamsBenchmark {
         if (extra != null && !extra.isBlank()) {
             jvm.addAll(List.of(extra.trim().split("\\s+")));
         }
-        return Child.start(jvm, "dev.goodput.runner.Main", "streams-app ",
+        return ChildJvm.start(jvm, "dev.goodput.runner.Main", "streams-app ",
                 "streams", "--bootstrap-server", bootstrap, "--schema-registry", registryUrl, "--application-id", appId,
                 "--state-dir", state.toString(), "--contract", contractFile.toString(), "--topic", "tokens=" + tokens,
                 "--topic", "requests=" + reqs, "--topic", "verdicts=" + tag + ".verdicts",
@@ -346,59 +345,5 @@ final class StreamsBenchmark {
 
     private static Instant at(long us) {
         return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
-    }
-
-    /** A child JVM on this classpath that prints a ready line and stops when its stdin closes (or is destroyed). */
-    static final class Child implements AutoCloseable {
-        final Process process;
-        final String value;
-
-        private Child(Process process, String value) {
-            this.process = process;
-            this.value = value;
-        }
-
-        static Child start(List<String> jvmArgs, String mainClass, String readyPrefix, String... args) throws IOException {
-            final List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.addAll(jvmArgs);
-            cmd.addAll(List.of("-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
-                    mainClass));
-            cmd.addAll(List.of(args));
-            final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            final BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (line.startsWith(readyPrefix)) {
-                    final Thread drain = new Thread(() -> {
-                        try {
-                            while (r.readLine() != null) {
-                                // keep the pipe from filling up
-                            }
-                        } catch (IOException ignored) {
-                            // the child is gone
-                        }
-                    }, "child-output");
-                    drain.setDaemon(true);
-                    drain.start();
-                    return new Child(p, line.substring(readyPrefix.length()).trim());
-                }
-            }
-            throw new IOException(mainClass + " exited before it was ready");
-        }
-
-        @Override
-        public void close() throws IOException {
-            process.getOutputStream().close();
-            process.destroy();
-            try {
-                if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-            }
-        }
     }
 }

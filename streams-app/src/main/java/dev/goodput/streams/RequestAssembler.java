@@ -121,16 +121,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             onFastToken(record);
             return;
         }
-        final TokenEvent t;
-        try {
-            t = tokens.deserialize(config.topics().tokens(), record.value());
-        } catch (WireFormatException e) {
-            deadLetter(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
-            return;
-        } catch (RuntimeException e) {
-            deadLetter(record, "invalid", String.valueOf(e.getMessage()));
-            return;
-        }
+        final TokenEvent t = decode(record, tokens, config.topics().tokens());
         if (t == null || t.getWarmup()) {
             return;
         }
@@ -212,16 +203,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private void onRequest(Record<String, byte[]> record) {
-        final RequestEvent r;
-        try {
-            r = requests.deserialize(config.topics().requests(), record.value());
-        } catch (WireFormatException e) {
-            deadLetter(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
-            return;
-        } catch (RuntimeException e) {
-            deadLetter(record, "invalid", String.valueOf(e.getMessage()));
-            return;
-        }
+        final RequestEvent r = decode(record, requests, config.topics().requests());
         if (r == null) {
             return;
         }
@@ -263,6 +245,18 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         } else {
             inflight.put(id, s);
         }
+    }
+
+    /** Decodes a record; a record that cannot be read goes to the DLQ with the reason, and null is returned. */
+    private <T> T decode(Record<String, byte[]> record, Deserializer<T> deserializer, String topic) {
+        try {
+            return deserializer.deserialize(topic, record.value());
+        } catch (WireFormatException e) {
+            deadLetter(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
+        } catch (RuntimeException e) {
+            deadLetter(record, "invalid", String.valueOf(e.getMessage()));
+        }
+        return null;
     }
 
     private void finish(String id, RequestState s) {

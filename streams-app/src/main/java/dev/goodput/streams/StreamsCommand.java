@@ -122,20 +122,6 @@ public final class StreamsCommand implements Callable<Integer> {
     }
 
     static Duration duration(String v, String flag) {
-        final String s = v.trim();
-        try {
-            if (s.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
-            }
-            if (s.endsWith("s")) {
-                return Duration.ofMillis(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 1000));
-            }
-            if (s.endsWith("m")) {
-                return Duration.ofSeconds(Math.round(Double.parseDouble(s.substring(0, s.length() - 1)) * 60));
-            }
-        } catch (NumberFormatException e) {
-            // fall through
-        }
-        throw new IllegalArgumentException(flag + " '" + v + "' is not a duration (use 500ms, 10s, 1m)");
+        return dev.goodput.config.Durations.parse(v, flag);
     }
 }

@@ -1,15 +1,12 @@
 package dev.goodput.producer.bench;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -78,20 +75,20 @@ public final class ProducerBenchmark {
     /** Runs every phase and prints one result line per figure. */
     public void run() throws Exception {
         final Corpus corpus = Corpus.load(corpusFile);
-        try (Child broker = Child.start("dev.goodput.kafka.EmbeddedKafkaMain", "bootstrap=");
+        try (ChildJvm broker = ChildJvm.start(childFlags(), "dev.goodput.kafka.EmbeddedKafkaMain", "bootstrap=");
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
             final Properties props = new Properties();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.value);
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.value))) {
+            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.value());
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.value()))) {
                 Topics.createMissing(admin, Topics.ALL, (short) 1);
             }
             final SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
-            out.printf(Locale.ROOT, "broker %s (child JVM), registry %s, %d cores, %.0f s per phase%n", broker.value,
+            out.printf(Locale.ROOT, "broker %s (child JVM), registry %s, %d cores, %.0f s per phase%n", broker.value(),
                     registry.url(), Runtime.getRuntime().availableProcessors(), seconds);
 
             // Decode step 20 ms, no per-sequence cost: 1,000 streams give 50,000 chunks/s.
-            if (wants("streams")) try (Child sim = Child.start("dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0")) {
-                final String url = "http://127.0.0.1:" + sim.value + "/v1";
+            if (wants("streams")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0")) {
+                final String url = "http://127.0.0.1:" + sim.value() + "/v1";
                 phase("warm-up (discarded)", url, props, client, corpus, new Scenario(32, 64, null, 100, "cold"), 5, sim);
                 for (int streams : new int[] {100, 1000}) {
                     phase("streams " + streams, url, props, client, corpus, new Scenario(32, 64, null, streams, "cold"),
@@ -99,8 +96,8 @@ public final class ProducerBenchmark {
                 }
             }
             // Short responses so that thousands of requests per second stay a few hundred in flight.
-            if (wants("lateness")) try (Child sim = Child.start("dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "5000", "0")) {
-                final String url = "http://127.0.0.1:" + sim.value + "/v1";
+            if (wants("lateness")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "5000", "0")) {
+                final String url = "http://127.0.0.1:" + sim.value() + "/v1";
                 phase("warm-up (discarded)", url, props, client, corpus, new Scenario(32, 16, 500.0, null, "cold"), 5, sim);
                 for (double rate : new double[] {500, 2000}) {
                     phase("poisson " + (int) rate + " req/s", url, props, client, corpus,
@@ -108,8 +105,8 @@ public final class ProducerBenchmark {
                 }
             }
             // Many fast streams: 1,000 streams x 2 ms steps offer 500,000 chunks/s; the figure is per generator core.
-            if (wants("throughput")) try (Child sim = Child.start("dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0")) {
-                final String url = "http://127.0.0.1:" + sim.value + "/v1";
+            if (wants("throughput")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0")) {
+                final String url = "http://127.0.0.1:" + sim.value() + "/v1";
                 phase("throughput, 1000 fast streams", url, props, client, corpus,
                         new Scenario(32, 256, null, 1000, "cold"), seconds, sim);
             }
@@ -117,7 +114,7 @@ public final class ProducerBenchmark {
     }
 
     private void phase(String name, String url, Properties props, SchemaRegistryClient registry, Corpus corpus,
-                       Scenario scenario, double durationS, Child sim) throws Exception {
+                       Scenario scenario, double durationS, ChildJvm sim) throws Exception {
         final Target target = new Target(url, true, "sim", null, Map.of(), "sim", Duration.ofSeconds(60),
                 Duration.ofSeconds(30), false);
         final RunIdentity id = new RunIdentity("0".repeat(64), "bench", "sim", "sim", 1,
@@ -180,9 +177,9 @@ public final class ProducerBenchmark {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 
-    private static Map<String, JsonNode> fetchTraces(Child sim) throws IOException, InterruptedException {
+    private static Map<String, JsonNode> fetchTraces(ChildJvm sim) throws IOException, InterruptedException {
         final HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + sim.value + "/sim/trace")).build(), HttpResponse.BodyHandlers.ofString());
+                URI.create("http://127.0.0.1:" + sim.value() + "/sim/trace")).build(), HttpResponse.BodyHandlers.ofString());
         final Map<String, JsonNode> out = new ConcurrentHashMap<>();
         for (String line : r.body().split("\n")) {
             if (!line.isBlank()) {
@@ -193,48 +190,11 @@ public final class ProducerBenchmark {
         return out;
     }
 
-    /** A child JVM on this classpath that prints {@code key=value} when ready and exits when its stdin closes. */
-    static final class Child implements AutoCloseable {
-        final Process process;
-        final String value;
-
-        private Child(Process process, String value) {
-            this.process = process;
-            this.value = value;
-        }
-
-        static Child start(String mainClass, String readyPrefix, String... args) throws IOException {
-            final List<String> cmd = new java.util.ArrayList<>(List.of(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-                    "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput",
-                    "-cp", System.getProperty("java.class.path")));
-            // children run with the same collector and tuning flags as this JVM
-            java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                    .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(cmd::add);
-            cmd.add(mainClass);
-            cmd.addAll(List.of(args));
-            final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-            final BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-            String line;
-            while ((line = r.readLine()) != null) {
-                if (line.startsWith(readyPrefix)) {
-                    return new Child(p, line.substring(readyPrefix.length()).trim());
-                }
-            }
-            throw new IOException(mainClass + " exited before it was ready");
-        }
-
-        @Override
-        public void close() throws IOException {
-            process.getOutputStream().close();
-            try {
-                if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-            }
-        }
+    /** Child JVMs run with this JVM's collector and tuning flags, so both sides are measured alike. */
+    private static List<String> childFlags() {
+        final List<String> flags = new java.util.ArrayList<>(List.of("-Xmx1g"));
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(flags::add);
+        return flags;
     }
 }

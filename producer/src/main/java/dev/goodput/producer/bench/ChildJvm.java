@@ -1,0 +1,79 @@
+package dev.goodput.producer.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A JVM on this process's classpath, for benchmarks that must not count another component's CPU
+ * (a broker, a simulator, the measured app) as theirs. The child prints a ready line
+ * ({@code prefix=value}) and stops when its standard input closes or it is destroyed.
+ */
+public final class ChildJvm implements AutoCloseable {
+    private final Process process;
+    private final String value;
+
+    private ChildJvm(Process process, String value) {
+        this.process = process;
+        this.value = value;
+    }
+
+    /** Starts {@code mainClass} and waits for its line starting with {@code readyPrefix}. */
+    public static ChildJvm start(List<String> jvmArgs, String mainClass, String readyPrefix, String... args)
+            throws IOException {
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
+                mainClass));
+        cmd.addAll(List.of(args));
+        final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        final BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line;
+        while ((line = r.readLine()) != null) {
+            if (line.startsWith(readyPrefix)) {
+                final Thread drain = new Thread(() -> {
+                    try {
+                        while (r.readLine() != null) {
+                            // keep the pipe from filling up
+                        }
+                    } catch (IOException ignored) {
+                        // the child is gone
+                    }
+                }, "child-output");
+                drain.setDaemon(true);
+                drain.start();
+                return new ChildJvm(p, line.substring(readyPrefix.length()).trim());
+            }
+        }
+        throw new IOException(mainClass + " exited before it was ready");
+    }
+
+    /** What followed the ready prefix (an address or a port). */
+    public String value() {
+        return value;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public void close() throws IOException {
+        process.getOutputStream().close();
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}
