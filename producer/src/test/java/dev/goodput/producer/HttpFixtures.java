@@ -46,7 +46,7 @@ public final class HttpFixtures {
     /** Runs one request to its end and returns its request event. */
     public static RequestEvent runOne(StreamingClient client, Target target, RequestSpec spec, CollectingSink sink) throws Exception {
         final CompletableFuture<RequestEvent> done = new CompletableFuture<>();
-        new RequestExecution(spec, RUN, target, MicroClock.system(), sink, done::complete).start(client.http());
+        new RequestExecution(spec, RUN, target, MicroClock.system(), sink, done::complete).start(client);
         return done.get(30, TimeUnit.SECONDS);
     }
 

@@ -88,6 +88,23 @@ class RequestExecutionHttpTest {
     }
 
     @Test
+    void theJettyPathUsedForTlsTargetsMeasuresTheSameWay() throws Exception {
+        try (SimServer sim = sim(SimConfig.defaults().withStep(20_000, 0).withOutput(1, 0, 0.0))) {
+            final CollectingSink sink = new CollectingSink();
+            final CompletableFuture<RequestEvent> done = new CompletableFuture<>();
+            new RequestExecution(spec("j-1", 6, MicroClock.system().nowMicros()), HttpFixtures.RUN, target(sim.baseUrl()),
+                    MicroClock.system(), sink, done::complete).start(client.http());
+            final RequestEvent e = done.get(10, TimeUnit.SECONDS);
+            final SimTrace truth = trace(sim, "j-1");
+            assertThat(e.getStatus()).isEqualTo(RequestStatus.OK);
+            assertThat(e.getContentChunks()).isEqualTo(6);
+            assertThat(us(e.getFirstChunkTimeUs())).isGreaterThanOrEqualTo(truth.firstContentUs());
+            assertThat(e.getOutputTokensSource()).isEqualTo(TokenCountSource.SERVER_USAGE);
+            assertThat(sink.tokensOf("j-1")).hasSize(6);
+        }
+    }
+
+    @Test
     void outputTokensFromUsageWhenTheServerReportsIt() throws Exception {
         try (SimServer sim = sim(SimConfig.defaults().withStep(1_000, 0))) {
             final RequestEvent e = runOne(client, target(sim.baseUrl()), spec("u-1", 12, MicroClock.system().nowMicros()),
@@ -267,7 +284,7 @@ class RequestExecutionHttpTest {
             final CompletableFuture<RequestEvent> done = new CompletableFuture<>();
             final RequestExecution exec = new RequestExecution(spec("a-1", 200, MicroClock.system().nowMicros()),
                     HttpFixtures.RUN, target(sim.baseUrl()), MicroClock.system(), new CollectingSink(), done::complete);
-            exec.start(client.http());
+            exec.start(client);
             Thread.sleep(150);
             exec.abandon();
             final RequestEvent e = done.get(10, TimeUnit.SECONDS);

@@ -35,7 +35,7 @@ import org.eclipse.jetty.http.HttpMethod;
  * HTTP error, reset, stall, malformed stream, no content, abandonment) yields exactly one request
  * event. Nothing is retried.
  */
-public final class RequestExecution implements Response.Listener, SseParser.Listener {
+public final class RequestExecution implements Response.Listener, SseParser.Listener, NioHttpClient.Exchange {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_ERROR_BODY = 2048;
@@ -50,7 +50,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     private final StreamChunk chunk = new StreamChunk();
     private final StringBuilder answer = new StringBuilder();
     private final StringBuilder errorBody = new StringBuilder();
-    private Request request;
+    private java.util.function.Consumer<Throwable> abort = cause -> { };
 
     private volatile long actualSendUs = -1;
     private int httpStatus = -1;
@@ -76,9 +76,27 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         this.onDone = onDone;
     }
 
-    /** Sends the request; returns at once. */
+    /** Sends the request; returns at once. Plain-HTTP targets use the selector client, TLS targets Jetty. */
+    public void start(StreamingClient client) {
+        if ("http".equals(target.endpoint().getScheme())) {
+            final java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+            headers.put("Accept", "text/event-stream");
+            headers.put("X-Request-Id", spec.requestId());
+            final String key = target.apiKey();
+            if (key != null && !key.isEmpty()) {
+                headers.put("Authorization", "Bearer " + key);
+            }
+            headers.putAll(target.headers());
+            abort = client.nio().post(target.endpoint(), headers, body(), target.requestTimeout().toMillis(),
+                    target.stallTimeout().toMillis(), this);
+        } else {
+            start(client.http());
+        }
+    }
+
+    /** Sends the request through Jetty (any scheme); returns at once. */
     public void start(HttpClient http) {
-        request = http.newRequest(target.endpoint()).method(HttpMethod.POST)
+        final Request request = http.newRequest(target.endpoint()).method(HttpMethod.POST)
                 .timeout(target.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .idleTimeout(target.stallTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> {
@@ -92,15 +110,14 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 })
                 .body(new BytesRequestContent("application/json", body()))
                 .onRequestBegin(r -> actualSendUs = clock.nowMicros());
+        abort = request::abort;
         // As a Response.Listener, this receives begin, content and completion from send() itself.
         request.send(this);
     }
 
     /** Ends a request still running when the run stops: status ABANDONED. */
     public void abandon() {
-        if (request != null) {
-            request.abort(new Abandoned());
-        }
+        abort.accept(new Abandoned());
     }
 
     private byte[] body() {
@@ -134,11 +151,31 @@ public final class RequestExecution implements Response.Listener, SseParser.List
 
     @Override
     public void onBegin(Response response) {
-        httpStatus = response.getStatus();
+        status(response.getStatus());
     }
 
     @Override
     public void onContent(Response response, ByteBuffer content) {
+        body(content);
+    }
+
+    @Override
+    public void onComplete(Result result) {
+        end(result.getFailure());
+    }
+
+    @Override
+    public void sent() {
+        actualSendUs = clock.nowMicros();
+    }
+
+    @Override
+    public void status(int code) {
+        httpStatus = code;
+    }
+
+    @Override
+    public void body(ByteBuffer content) {
         readUs = clock.nowMicros();
         if (httpStatus != 200) {
             while (content.hasRemaining() && errorBody.length() < MAX_ERROR_BODY) {
@@ -205,11 +242,11 @@ public final class RequestExecution implements Response.Listener, SseParser.List
 
     private void fail(String message) {
         protocolError = message;
-        request.abort(new ProtocolError(message));
+        abort.accept(new ProtocolError(message));
     }
 
     @Override
-    public void onComplete(Result result) {
+    public void end(Throwable failure) {
         final long completionUs = clock.nowMicros();
         final RequestEvent.Builder e = RequestEvent.newBuilder()
                 .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
@@ -227,7 +264,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 .setContentChunks(contentChunks)
                 .setHttpStatus(httpStatus >= 0 ? httpStatus : null)
                 .setWarmup(spec.warmup());
-        classify(result, e);
+        classify(failure, e);
         if (e.getStatus() == RequestStatus.OK) {
             final double score = Quality.score(run.qualityMetric(), answer.toString(), spec.expected());
             e.setQualityScore(score).setQualityPass(Quality.passes(score, run.qualityFloor()));
@@ -237,8 +274,12 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         onDone.accept(event);
     }
 
-    private void classify(Result result, RequestEvent.Builder e) {
-        final Throwable failure = result.getFailure();
+    private void classify(Throwable failure, RequestEvent.Builder e) {
+        if (protocolError != null && !(failure instanceof Abandoned)) {
+            // the response may have completed before the abort took effect: the bad event decides
+            error(e, "protocol", protocolError);
+            return;
+        }
         if (failure == null) {
             if (httpStatus != 200) {
                 error(e, "http_" + httpStatus, "HTTP " + httpStatus + ": " + errorBody.toString().strip());

@@ -7,15 +7,18 @@ import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * Jetty's HTTP client tuned for thousands of concurrent streams: no per-destination connection cap
+ * The generator's HTTP clients: {@link NioHttpClient} for plain-HTTP targets (one selector thread,
+ * exact read timing), and Jetty's client for TLS targets, tuned for thousands of concurrent streams: no per-destination connection cap
  * below the load (the default of 64 would queue requests inside the client and hide it), TLS with
  * the JVM's trust store, and no automatic retries or redirects (a benchmark must see every failure).
  */
 public final class StreamingClient implements AutoCloseable {
 
     private final HttpClient http;
+    private final NioHttpClient nio;
 
     public StreamingClient(int maxConnections) {
+        this.nio = new NioHttpClient(maxConnections);
         final ClientConnector connector = new ClientConnector();
         connector.setSslContextFactory(new SslContextFactory.Client());
         connector.setSelectors(1);
@@ -40,8 +43,14 @@ public final class StreamingClient implements AutoCloseable {
         return http;
     }
 
+    /** The selector client used for plain-HTTP targets. */
+    public NioHttpClient nio() {
+        return nio;
+    }
+
     @Override
     public void close() {
+        nio.close();
         try {
             http.stop();
         } catch (Exception e) {

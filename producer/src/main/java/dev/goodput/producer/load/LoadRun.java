@@ -91,7 +91,7 @@ public final class LoadRun {
             final RequestExecution[] holder = new RequestExecution[1];
             holder[0] = new RequestExecution(spec, s.identity(), s.target(), clock, sink, e -> done(holder[0], e, schedule));
             inFlight.add(holder[0]);
-            holder[0].start(client.http());
+            holder[0].start(client);
             if (System.nanoTime() - lastProgress >= s.progressEvery().toNanos()) {
                 lastProgress = System.nanoTime();
                 progress.println(stats.progress((lastProgress - wall0) / 1e9, inFlight.size(), tokenEvents.get()));

@@ -1,0 +1,484 @@
+package dev.goodput.producer.client;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeoutException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A streaming HTTP/1.1 client for plain {@code http://} targets that runs every connection on one
+ * selector thread: bytes are timed the moment {@code read()} returns them and handed to the stream
+ * parser on the same thread, with no hand-off per chunk. Keep-alive connections are reused per
+ * host. TLS targets go through Jetty instead ({@link StreamingClient}).
+ */
+public final class NioHttpClient implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NioHttpClient.class);
+    private static final int READ_BUFFER = 256 * 1024;
+
+    /** What the client reports for one exchange; all calls come from the selector thread. */
+    interface Exchange {
+        void sent();
+
+        void status(int code);
+
+        void body(ByteBuffer bytes);
+
+        void end(Throwable failureOrNull);
+    }
+
+    private final Selector selector;
+    private final Thread loop;
+    private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+    private final Map<String, ArrayDeque<Conn>> idle = new HashMap<>();
+    private final Map<String, ArrayDeque<Call>> waiting = new HashMap<>();
+    private final Map<String, Integer> open = new HashMap<>();
+    private final int maxConnectionsPerHost;
+    private final Set<Conn> active = new HashSet<>();
+    private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(READ_BUFFER);
+    private volatile boolean running = true;
+
+    /** @param maxConnectionsPerHost requests beyond this many open connections wait, in order, inside the client */
+    public NioHttpClient(int maxConnectionsPerHost) {
+        this.maxConnectionsPerHost = maxConnectionsPerHost;
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot open a selector", e);
+        }
+        this.loop = new Thread(this::run, "goodput-nio-http");
+        loop.setDaemon(true);
+        loop.start();
+    }
+
+    /** Sends a POST; the exchange hears of every step. Returns a handle that aborts it with a given cause. */
+    java.util.function.Consumer<Throwable> post(URI uri, Map<String, String> headers, byte[] body, long timeoutMs,
+                                                long idleTimeoutMs, Exchange exchange) {
+        final Call call = new Call(uri, headers, body, timeoutMs, idleTimeoutMs, exchange);
+        tasks.add(() -> begin(call));
+        selector.wakeup();
+        return cause -> {
+            tasks.add(() -> call.fail(cause));
+            selector.wakeup();
+        };
+    }
+
+    private void begin(Call call) {
+        final String host = call.uri.getHost();
+        final int port = call.uri.getPort() < 0 ? 80 : call.uri.getPort();
+        final String hostKey = host + ":" + port;
+        if (call.done) {
+            return;
+        }
+        final ArrayDeque<Conn> pool = idle.get(hostKey);
+        Conn c = pool == null ? null : pool.poll();
+        if (c == null && open.getOrDefault(hostKey, 0) >= maxConnectionsPerHost) {
+            waiting.computeIfAbsent(hostKey, h -> new ArrayDeque<>()).add(call);
+            return;
+        }
+        if (c == null) {
+            try {
+                final SocketChannel ch = SocketChannel.open();
+                ch.configureBlocking(false);
+                ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                c = new Conn(ch, hostKey);
+                open.merge(hostKey, 1, Integer::sum);
+                final boolean connected = ch.connect(new InetSocketAddress(host, port));
+                c.key = ch.register(selector, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, c);
+                c.connected = connected;
+            } catch (IOException e) {
+                call.exchange.end(e);
+                return;
+            }
+        } else {
+            c.key.interestOps(SelectionKey.OP_WRITE);
+        }
+        c.call = call;
+        call.conn = c;
+        c.resetResponse();
+        c.out = ByteBuffer.wrap(call.requestBytes());
+        active.add(c);
+    }
+
+    private void run() {
+        long nextTimeoutCheck = 0;
+        while (running) {
+            try {
+                selector.select(5);
+                Runnable t;
+                while ((t = tasks.poll()) != null) {
+                    t.run();
+                }
+                final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+                while (it.hasNext()) {
+                    final SelectionKey k = it.next();
+                    it.remove();
+                    if (k.isValid()) {
+                        ((Conn) k.attachment()).ready(k);
+                    }
+                }
+                final long now = System.nanoTime();
+                if (now >= nextTimeoutCheck) {
+                    nextTimeoutCheck = now + 5_000_000;
+                    checkTimeouts(now);
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("HTTP client loop: {}", e.toString());
+            }
+        }
+    }
+
+    private void checkTimeouts(long now) {
+        for (Conn c : active.toArray(new Conn[0])) {
+            final Call call = c.call;
+            if (call == null) {
+                continue;
+            }
+            if (now >= call.deadlineNanos) {
+                call.fail(new TimeoutException("total timeout " + call.timeoutMs + " ms"));
+            } else if (now - c.lastActivityNanos >= call.idleTimeoutMs * 1_000_000) {
+                call.fail(new TimeoutException("Idle timeout " + call.idleTimeoutMs + " ms"));
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        selector.wakeup();
+        try {
+            loop.join(5_000);
+            for (SelectionKey k : selector.keys()) {
+                k.channel().close();
+            }
+            selector.close();
+        } catch (IOException e) {
+            LOG.debug("closing: {}", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** One request and its response. */
+    private final class Call {
+        final URI uri;
+        final Map<String, String> headers;
+        final byte[] body;
+        final long timeoutMs;
+        final long idleTimeoutMs;
+        final long deadlineNanos;
+        final Exchange exchange;
+        Conn conn;
+        boolean done;
+
+        Call(URI uri, Map<String, String> headers, byte[] body, long timeoutMs, long idleTimeoutMs, Exchange exchange) {
+            this.uri = uri;
+            this.headers = headers;
+            this.body = body;
+            this.timeoutMs = timeoutMs;
+            this.idleTimeoutMs = idleTimeoutMs;
+            this.deadlineNanos = System.nanoTime() + timeoutMs * 1_000_000;
+            this.exchange = exchange;
+        }
+
+        byte[] requestBytes() {
+            final StringBuilder sb = new StringBuilder(256);
+            final String path = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
+            sb.append("POST ").append(path).append(" HTTP/1.1\r\nHost: ").append(uri.getHost());
+            if (uri.getPort() >= 0) {
+                sb.append(':').append(uri.getPort());
+            }
+            sb.append("\r\nContent-Type: application/json\r\nContent-Length: ").append(body.length).append("\r\n");
+            headers.forEach((k, v) -> sb.append(k).append(": ").append(v).append("\r\n"));
+            sb.append("\r\n");
+            final byte[] head = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
+            final byte[] all = new byte[head.length + body.length];
+            System.arraycopy(head, 0, all, 0, head.length);
+            System.arraycopy(body, 0, all, head.length, body.length);
+            return all;
+        }
+
+        /** Ends the exchange with a failure and drops its connection (its state is unknown). */
+        void fail(Throwable t) {
+            if (done) {
+                return;
+            }
+            done = true;
+            if (conn != null) {
+                conn.closeQuietly();
+            } else {
+                final ArrayDeque<Call> queue = waiting.get(uri.getHost() + ":" + (uri.getPort() < 0 ? 80 : uri.getPort()));
+                if (queue != null) {
+                    queue.remove(this);
+                }
+            }
+            exchange.end(t);
+        }
+
+        void succeed() {
+            if (done) {
+                return;
+            }
+            done = true;
+            exchange.end(null);
+        }
+    }
+
+    /** A connection: request writing, then a response parsed as bytes arrive. */
+    private final class Conn {
+        final SocketChannel ch;
+        final String hostKey;
+        SelectionKey key;
+        boolean connected;
+        Call call;
+        ByteBuffer out;
+        long lastActivityNanos = System.nanoTime();
+        // response parsing
+        private final StringBuilder line = new StringBuilder(128);
+        private int phase;            // 0 status, 1 headers, 2 body
+        private boolean chunked;
+        private long contentLength;   // -1: until close
+        private boolean keepAlive;
+        private int chunkPhase;       // 0 size line, 1 data, 2 CRLF after data, 3 trailers
+        private long chunkRemaining;
+
+        Conn(SocketChannel ch, String hostKey) {
+            this.ch = ch;
+            this.hostKey = hostKey;
+        }
+
+        void resetResponse() {
+            line.setLength(0);
+            phase = 0;
+            chunked = false;
+            contentLength = -1;
+            keepAlive = true;
+            chunkPhase = 0;
+            chunkRemaining = 0;
+            lastActivityNanos = System.nanoTime();
+        }
+
+        void ready(SelectionKey k) {
+            final Call c = call;
+            try {
+                if (k.isConnectable()) {
+                    ch.finishConnect();
+                    connected = true;
+                    k.interestOps(SelectionKey.OP_WRITE);
+                }
+                if (k.isValid() && k.isWritable() && out != null) {
+                    ch.write(out);
+                    if (!out.hasRemaining()) {
+                        out = null;
+                        k.interestOps(SelectionKey.OP_READ);
+                        if (c != null) {
+                            c.exchange.sent();
+                        }
+                    }
+                }
+                if (k.isValid() && k.isReadable()) {
+                    read();
+                }
+            } catch (IOException e) {
+                if (c != null) {
+                    c.fail(e);
+                } else {
+                    closeQuietly();
+                }
+            }
+        }
+
+        private void read() throws IOException {
+            readBuffer.clear();
+            final int n = ch.read(readBuffer);
+            if (n < 0) {
+                if (call != null && phase == 2 && !chunked && contentLength < 0) {
+                    final Call c = call;
+                    finishResponse(false);
+                    c.succeed();
+                } else if (call != null) {
+                    call.fail(new EOFException("connection closed by the server before the response ended"));
+                } else {
+                    closeQuietly();
+                }
+                return;
+            }
+            lastActivityNanos = System.nanoTime();
+            readBuffer.flip();
+            while (readBuffer.hasRemaining() && call != null && !call.done) {
+                if (phase < 2) {
+                    headerByte(readBuffer.get());
+                } else {
+                    bodyBytes();
+                }
+            }
+        }
+
+        private void headerByte(byte b) throws IOException {
+            if (b == '\n') {
+                final String l = line.toString();
+                line.setLength(0);
+                if (phase == 0) {
+                    final String[] parts = l.split(" ", 3);
+                    if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
+                        throw new IOException("not an HTTP/1.x response: " + l);
+                    }
+                    keepAlive = !parts[0].equals("HTTP/1.0");
+                    call.exchange.status(Integer.parseInt(parts[1].trim()));
+                    phase = 1;
+                } else if (l.isEmpty()) {
+                    phase = 2;
+                    if (!chunked && contentLength == 0) {
+                        final Call c = call;
+                        finishResponse(keepAlive);
+                        c.succeed();
+                    }
+                } else {
+                    final int colon = l.indexOf(':');
+                    if (colon > 0) {
+                        final String name = l.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                        final String value = l.substring(colon + 1).trim();
+                        if (name.equals("transfer-encoding") && value.toLowerCase(Locale.ROOT).contains("chunked")) {
+                            chunked = true;
+                        } else if (name.equals("content-length")) {
+                            contentLength = Long.parseLong(value);
+                        } else if (name.equals("connection")) {
+                            keepAlive = !value.equalsIgnoreCase("close");
+                        }
+                    }
+                }
+            } else if (b != '\r') {
+                line.append((char) (b & 0xff));
+            }
+        }
+
+        /** Consumes body bytes from the read buffer: chunked framing or a known or open length. */
+        private void bodyBytes() throws IOException {
+            if (!chunked) {
+                int n = readBuffer.remaining();
+                if (contentLength >= 0) {
+                    n = (int) Math.min(n, contentLength);
+                    contentLength -= n;
+                }
+                deliver(n);
+                if (contentLength == 0) {
+                    final Call c = call;
+                    finishResponse(keepAlive);
+                    c.succeed();
+                }
+                return;
+            }
+            switch (chunkPhase) {
+                case 0, 3 -> {
+                    final byte b = readBuffer.get();
+                    if (b == '\n') {
+                        final String l = line.toString();
+                        line.setLength(0);
+                        if (chunkPhase == 3) {
+                            if (l.isEmpty()) {
+                                final Call c = call;
+                                finishResponse(keepAlive);
+                                c.succeed();
+                            }
+                            return;
+                        }
+                        final int semi = l.indexOf(';');
+                        final long size = Long.parseLong((semi >= 0 ? l.substring(0, semi) : l).trim(), 16);
+                        if (size == 0) {
+                            chunkPhase = 3;
+                        } else {
+                            chunkRemaining = size;
+                            chunkPhase = 1;
+                        }
+                    } else if (b != '\r') {
+                        line.append((char) (b & 0xff));
+                    }
+                }
+                case 1 -> {
+                    final int n = (int) Math.min(readBuffer.remaining(), chunkRemaining);
+                    deliver(n);
+                    chunkRemaining -= n;
+                    if (chunkRemaining == 0) {
+                        chunkPhase = 2;
+                    }
+                }
+                default -> {
+                    final byte b = readBuffer.get();
+                    if (b == '\n') {
+                        chunkPhase = 0;
+                    } else if (b != '\r') {
+                        throw new IOException("malformed chunked encoding");
+                    }
+                }
+            }
+        }
+
+        private void deliver(int n) {
+            final ByteBuffer slice = readBuffer.slice();
+            slice.limit(n);
+            readBuffer.position(readBuffer.position() + n);
+            call.exchange.body(slice);
+        }
+
+        /** The response is complete: the connection goes back to the pool or is closed. */
+        private void finishResponse(boolean reuse) {
+            active.remove(this);
+            call = null;
+            if (reuse && ch.isOpen()) {
+                key.interestOps(SelectionKey.OP_READ);
+                idle.computeIfAbsent(hostKey, h -> new ArrayDeque<>()).add(this);
+                startWaiting(hostKey);
+            } else {
+                closeQuietly();
+            }
+        }
+
+        void closeQuietly() {
+            if (!ch.isOpen()) {
+                return;
+            }
+            open.merge(hostKey, -1, Integer::sum);
+            active.remove(this);
+            final ArrayDeque<Conn> pool = idle.get(hostKey);
+            if (pool != null) {
+                pool.remove(this);
+            }
+            if (key != null) {
+                key.cancel();
+            }
+            try {
+                ch.close();
+            } catch (IOException e) {
+                LOG.debug("close: {}", e.getMessage());
+            }
+            startWaiting(hostKey);
+        }
+    }
+
+    /** A connection came free or closed: the oldest waiting request of that host goes next. */
+    private void startWaiting(String hostKey) {
+        final ArrayDeque<Call> queue = waiting.get(hostKey);
+        final Call next = queue == null ? null : queue.poll();
+        if (next != null) {
+            begin(next);
+        }
+    }
+}
