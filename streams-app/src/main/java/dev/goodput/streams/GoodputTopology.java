@@ -1,6 +1,7 @@
 package dev.goodput.streams;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -54,14 +55,14 @@ public final class GoodputTopology {
         b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
 
-        final KStream<String, byte[]> tokens = b.stream(config.topics().tokens(),
-                Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("tokens-source"));
-        final KStream<String, byte[]> requests = b.stream(config.topics().requests(),
-                Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("requests-source"));
+        // One source for both topics: the assembler tells them apart by the record's topic, and a
+        // merge node would cost a hop per token.
+        final KStream<String, byte[]> raw = b.stream(List.of(config.topics().tokens(), config.topics().requests()),
+                Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("raw-events-source"));
         final AvroDeserializer<TokenEvent> tokenReader = new AvroDeserializer<>(serdes.registry(), TokenEvent.class);
         final AvroDeserializer<RequestEvent> requestReader = new AvroDeserializer<>(serdes.registry(), RequestEvent.class);
 
-        final KStream<String, Out> assembled = tokens.merge(requests, Named.as("raw-events"))
+        final KStream<String, Out> assembled = raw
                 .process(() -> new RequestAssembler(config, tokenReader, requestReader, new FastTokenReader(serdes.registry())),
                         Named.as(RequestAssembler.NAME),
                         RequestAssembler.STORE, RequestAssembler.PROGRESS);

@@ -116,6 +116,10 @@ public final class NioHttpClient implements AutoCloseable {
         c.resetResponse();
         c.out = ByteBuffer.wrap(call.requestBytes());
         active.add(c);
+        if (c.connected) {
+            // a kept-alive connection can take the request now, without waiting a select round
+            c.ready(c.key);
+        }
     }
 
     private void run() {
@@ -279,20 +283,18 @@ public final class NioHttpClient implements AutoCloseable {
         void ready(SelectionKey k) {
             final Call c = call;
             try {
+                if (out != null && connected && (k.readyOps() & SelectionKey.OP_CONNECT) == 0 && c != null
+                        && k.interestOps() == SelectionKey.OP_WRITE) {
+                    writeRequest(k, c);
+                    return;
+                }
                 if (k.isConnectable()) {
                     ch.finishConnect();
                     connected = true;
                     k.interestOps(SelectionKey.OP_WRITE);
                 }
                 if (k.isValid() && k.isWritable() && out != null) {
-                    ch.write(out);
-                    if (!out.hasRemaining()) {
-                        out = null;
-                        k.interestOps(SelectionKey.OP_READ);
-                        if (c != null) {
-                            c.exchange.sent();
-                        }
-                    }
+                    writeRequest(k, c);
                 }
                 if (k.isValid() && k.isReadable()) {
                     read();
@@ -302,6 +304,17 @@ public final class NioHttpClient implements AutoCloseable {
                     c.fail(e);
                 } else {
                     closeQuietly();
+                }
+            }
+        }
+
+        private void writeRequest(SelectionKey k, Call c) throws IOException {
+            ch.write(out);
+            if (!out.hasRemaining()) {
+                out = null;
+                k.interestOps(SelectionKey.OP_READ);
+                if (c != null) {
+                    c.exchange.sent();
                 }
             }
         }
