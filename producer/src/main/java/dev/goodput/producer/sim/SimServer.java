@@ -94,18 +94,7 @@ public final class SimServer implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        selector.wakeup();
-        try {
-            loop.join(5_000);
-            for (SelectionKey k : selector.keys()) {
-                k.channel().close();
-            }
-            selector.close();
-        } catch (IOException e) {
-            LOG.debug("closing the simulator: {}", e.getMessage());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        dev.goodput.producer.SelectorLoop.stop(selector, loop, LOG);
     }
 
     private void run() {
