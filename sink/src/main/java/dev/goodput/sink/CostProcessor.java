@@ -1,0 +1,315 @@
+package dev.goodput.sink;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.serde.WireFormatException;
+import dev.goodput.topics.DeadLetters;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Prices final window stats with the GPU price version in force at the window's event time (a
+ * versioned table: every dated version of every price key is kept, a change never edits history)
+ * and emits cost records per window and rolling over configured spans. Reads gpu.prices and the
+ * final llm.window-stats records, both on one partition (window stats are few: one per window).
+ */
+final class CostProcessor implements Processor<String, byte[], String, Object> {
+
+    static final String NAME = "cost-processor";
+    static final String PRICES = "gpu-price-versions";
+    static final String RECENT = "recent-windows";
+    static final String STAGE = "sink/cost-processor";
+
+    private final SinkConfig config;
+    private final Deserializer<GpuPrice> prices;
+    private final Deserializer<WindowStats> windows;
+    private final Serializer<GpuPrice> priceBytes;
+    private ProcessorContext<String, Object> context;
+    private KeyValueStore<String, byte[]> versions;
+    private KeyValueStore<String, byte[]> recent;
+
+    CostProcessor(SinkConfig config, Deserializer<GpuPrice> prices, Deserializer<WindowStats> windows,
+                  Serializer<GpuPrice> priceBytes) {
+        this.config = config;
+        this.prices = prices;
+        this.windows = windows;
+        this.priceBytes = priceBytes;
+    }
+
+    @Override
+    public void init(ProcessorContext<String, Object> ctx) {
+        this.context = ctx;
+        this.versions = ctx.getStateStore(PRICES);
+        this.recent = ctx.getStateStore(RECENT);
+    }
+
+    @Override
+    public void process(Record<String, byte[]> record) {
+        final String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
+        if (topic.equals(config.pricesTopic())) {
+            onPrice(record);
+        } else {
+            onWindow(record);
+        }
+    }
+
+    private void onPrice(Record<String, byte[]> record) {
+        final GpuPrice p;
+        try {
+            p = prices.deserialize(config.pricesTopic(), record.value());
+        } catch (WireFormatException e) {
+            dead(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
+            return;
+        }
+        if (p == null) {
+            return;
+        }
+        final var problem = PriceCheck.problem(p);
+        if (problem.isPresent()) {
+            dead(record, problem.get(), "price record for " + p.getPriceKey() + " refused: " + problem.get());
+            return;
+        }
+        final TreeMap<Long, byte[]> v = decodeVersions(versions.get(p.getPriceKey()));
+        v.put(micros(p.getEffectiveFromUs()), priceBytes.serialize(config.pricesTopic(), p));
+        versions.put(p.getPriceKey(), encodeVersions(v));
+    }
+
+    private void onWindow(Record<String, byte[]> record) {
+        final WindowStats w = windows.deserialize(config.windowStatsTopic(), record.value());
+        if (w == null || !w.getIsFinal()) {
+            return;
+        }
+        final GpuPrice price = priceAt(w.getPriceKey(), micros(w.getWindowStartUs()));
+        final Summary s = Summary.of(w, price);
+        emit(w, List.of(s), "window", price == null ? "no price version for " + w.getPriceKey() + " in force at "
+                + w.getWindowStartUs() : null);
+        final String key = w.getContractId() + "|" + w.getScenarioId();
+        final ArrayDeque<Summary> last = Summary.decodeAll(recent.get(key));
+        last.addLast(s);
+        final long longest = config.rollingSpans().stream().mapToLong(Duration::toMillis).max().orElse(0) * 1000;
+        while (!last.isEmpty() && last.peekFirst().startUs < s.endUs - longest) {
+            last.pollFirst();
+        }
+        recent.put(key, Summary.encodeAll(last));
+        for (Duration span : config.rollingSpans()) {
+            final long from = s.endUs - span.toMillis() * 1000;
+            final List<Summary> in = last.stream().filter(x -> x.startUs >= from).toList();
+            emit(w, in, label(span), in.stream().anyMatch(x -> !x.priced) ? "a window in the span has no price in force" : null);
+        }
+    }
+
+    /** One cost record over the given windows (one window, or a rolling span ending with this window). */
+    private void emit(WindowStats w, List<Summary> in, String span, String unpriced) {
+        final Summary last = in.get(in.size() - 1);
+        final long start = in.get(0).startUs;
+        double seconds = 0;
+        double cost = 0;
+        double gpuCost = 0;
+        long tokensOk = 0;
+        long tokensGood = 0;
+        long requests = 0;
+        long good = 0;
+        for (Summary x : in) {
+            seconds += x.seconds;
+            cost += x.hourlyCost * (1 + x.headroom) * x.seconds / 3600;
+            gpuCost += x.usdPerGpuHour * w.getGpuCount() * x.seconds / 3600;
+            tokensOk += x.tokensOk;
+            tokensGood += x.tokensGood;
+            requests += x.requests;
+            good += x.good;
+        }
+        final double achieved = seconds <= 0 ? 0 : tokensOk / seconds;
+        final boolean priced = unpriced == null;
+        final CostRecord.Builder b = CostRecord.newBuilder().setContractId(w.getContractId()).setScenarioId(w.getScenarioId())
+                .setSpan(span).setWindowStartUs(instant(start)).setWindowEndUs(instant(last.endUs))
+                .setPriceKey(w.getPriceKey()).setPriced(priced).setUnpricedReason(unpriced).setGpuCount(w.getGpuCount())
+                .setWindowSeconds(seconds).setRequestsTotal(requests).setGoodRequests(good).setOutputTokensOk(tokensOk)
+                .setOutputTokensGood(tokensGood).setAchievedTokensPerS(achieved);
+        if (priced) {
+            final double perGpuHour = seconds <= 0 ? last.usdPerGpuHour : gpuCost / w.getGpuCount() / (seconds / 3600);
+            final double compute = CostFormulas.computeCostPerMillion(perGpuHour, w.getGpuCount(), achieved);
+            final double successful = tokensGood <= 0 ? Double.NaN : cost / tokensGood * 1e6;
+            final double utilization = CostFormulas.utilization(achieved, config.peakTokensPerS().get(w.getContractId()));
+            b.setUsdPerGpuHour(last.usdPerGpuHour).setPriceEffectiveFromUs(instant(last.priceEffectiveUs))
+                    .setPriceSource(last.priceSource).setComputeCostPerMUsd(Double.isNaN(compute) ? null : compute)
+                    .setCostPerSuccessfulMUsd(Double.isNaN(successful) ? null : successful)
+                    .setHourlyCostUsd(seconds <= 0 ? null : cost / (seconds / 3600))
+                    .setUtilization(Double.isNaN(utilization) ? null : utilization);
+        }
+        context.forward(new Record<>(w.getContractId() + "|" + w.getScenarioId() + "|" + span, (Object) b.build(),
+                last.endUs / 1000 - 1));
+    }
+
+    private GpuPrice priceAt(String key, long atUs) {
+        final TreeMap<Long, byte[]> v = decodeVersions(versions.get(key));
+        final Map.Entry<Long, byte[]> e = v.floorEntry(atUs);
+        return e == null ? null : prices.deserialize(config.pricesTopic(), e.getValue());
+    }
+
+    private static String label(Duration d) {
+        return d.toHours() > 0 && d.toMinutes() % 60 == 0 ? d.toHours() + "h"
+                : d.toMinutes() > 0 && d.toSeconds() % 60 == 0 ? d.toMinutes() + "m" : d.toSeconds() + "s";
+    }
+
+    private void dead(Record<String, byte[]> record, String reason, String message) {
+        final var meta = context.recordMetadata();
+        context.forward(new Record<String, Object>(record.key(), new DeadBytes(record.value()), record.timestamp(),
+                DeadLetters.headers(STAGE, reason, message, meta.map(m -> m.topic()).orElse("?"),
+                        meta.map(m -> m.partition()).orElse(-1), meta.map(m -> m.offset()).orElse(-1L))));
+    }
+
+    /** The original bytes of a refused record, for the DLQ sink. */
+    record DeadBytes(byte[] value) {
+    }
+
+    static long micros(Instant i) {
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+    }
+
+    static Instant instant(long us) {
+        return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
+    }
+
+    private static TreeMap<Long, byte[]> decodeVersions(byte[] b) {
+        final TreeMap<Long, byte[]> v = new TreeMap<>();
+        if (b == null) {
+            return v;
+        }
+        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(b))) {
+            final int n = in.readInt();
+            for (int i = 0; i < n; i++) {
+                final long at = in.readLong();
+                final byte[] p = new byte[in.readInt()];
+                in.readFully(p);
+                v.put(at, p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return v;
+    }
+
+    private static byte[] encodeVersions(TreeMap<Long, byte[]> v) {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (DataOutputStream out = new DataOutputStream(bytes)) {
+            out.writeInt(v.size());
+            for (Map.Entry<Long, byte[]> e : v.entrySet()) {
+                out.writeLong(e.getKey());
+                out.writeInt(e.getValue().length);
+                out.write(e.getValue());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** What a rolling span needs of one priced window. */
+    static final class Summary {
+        long startUs;
+        long endUs;
+        double seconds;
+        long tokensOk;
+        long tokensGood;
+        long requests;
+        long good;
+        boolean priced;
+        double usdPerGpuHour;
+        double hourlyCost;
+        double headroom;
+        long priceEffectiveUs;
+        String priceSource;
+
+        static Summary of(WindowStats w, GpuPrice p) {
+            final Summary s = new Summary();
+            s.startUs = micros(w.getWindowStartUs());
+            s.endUs = micros(w.getWindowEndUs());
+            s.seconds = (s.endUs - s.startUs) / 1e6;
+            s.tokensOk = w.getOutputTokensOk();
+            s.tokensGood = w.getOutputTokensGood();
+            s.requests = w.getRequestsTotal();
+            s.good = w.getGoodRequests();
+            s.priced = p != null;
+            if (p != null) {
+                s.usdPerGpuHour = p.getUsdPerGpuHour();
+                s.hourlyCost = CostFormulas.hourlyCost(p, w.getGpuCount());
+                s.headroom = p.getWarmHeadroomFraction();
+                s.priceEffectiveUs = micros(p.getEffectiveFromUs());
+                s.priceSource = p.getSource();
+            }
+            return s;
+        }
+
+        static byte[] encodeAll(ArrayDeque<Summary> all) {
+            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+            try (DataOutputStream out = new DataOutputStream(bytes)) {
+                out.writeInt(all.size());
+                for (Summary s : all) {
+                    out.writeLong(s.startUs);
+                    out.writeLong(s.endUs);
+                    out.writeDouble(s.seconds);
+                    out.writeLong(s.tokensOk);
+                    out.writeLong(s.tokensGood);
+                    out.writeLong(s.requests);
+                    out.writeLong(s.good);
+                    out.writeBoolean(s.priced);
+                    out.writeDouble(s.usdPerGpuHour);
+                    out.writeDouble(s.hourlyCost);
+                    out.writeDouble(s.headroom);
+                    out.writeLong(s.priceEffectiveUs);
+                    out.writeUTF(s.priceSource == null ? "" : s.priceSource);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return bytes.toByteArray();
+        }
+
+        static ArrayDeque<Summary> decodeAll(byte[] b) {
+            final ArrayDeque<Summary> all = new ArrayDeque<>();
+            if (b == null) {
+                return all;
+            }
+            try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(b))) {
+                final int n = in.readInt();
+                for (int i = 0; i < n; i++) {
+                    final Summary s = new Summary();
+                    s.startUs = in.readLong();
+                    s.endUs = in.readLong();
+                    s.seconds = in.readDouble();
+                    s.tokensOk = in.readLong();
+                    s.tokensGood = in.readLong();
+                    s.requests = in.readLong();
+                    s.good = in.readLong();
+                    s.priced = in.readBoolean();
+                    s.usdPerGpuHour = in.readDouble();
+                    s.hourlyCost = in.readDouble();
+                    s.headroom = in.readDouble();
+                    s.priceEffectiveUs = in.readLong();
+                    s.priceSource = in.readUTF();
+                    all.add(s);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return all;
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package dev.goodput.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.registry.InProcessSchemaRegistry;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroSerdes;
+import dev.goodput.testing.SampleRecords;
+import dev.goodput.topics.DeadLetters;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The sink topology with explicit event times: the versioned price join and the cost records. */
+class SinkTopologyTest {
+
+    private static final Instant T0 = Instant.parse("2026-11-29T12:00:00Z");
+    private static final String KEY = "cloud/h100";
+
+    private InProcessSchemaRegistry registry;
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, GpuPrice> prices;
+    private TestInputTopic<String, WindowStats> windows;
+    private TestOutputTopic<String, CostRecord> cost;
+    private TestOutputTopic<String, byte[]> dlq;
+
+    @BeforeEach
+    void start() {
+        registry = InProcessSchemaRegistry.inMemory(0);
+        final AvroSerdes serdes = new AvroSerdes(new SchemaRegistryClient(registry.url()));
+        final SinkConfig c = SinkConfig.defaults(Map.of("c".repeat(64), 1400.0));
+        final Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "sink-test");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(SinkTopology.build(c, serdes), p);
+        prices = driver.createInputTopic(c.pricesTopic(), Serdes.String().serializer(), serdes.value(GpuPrice.class).serializer());
+        windows = driver.createInputTopic(c.windowStatsTopic(), Serdes.String().serializer(),
+                serdes.value(WindowStats.class).serializer());
+        cost = driver.createOutputTopic(c.costTopic(), Serdes.String().deserializer(), serdes.value(CostRecord.class).deserializer());
+        dlq = driver.createOutputTopic(c.dlqTopic(), Serdes.String().deserializer(), Serdes.ByteArray().deserializer());
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+        registry.close();
+    }
+
+    private void price(double usd, Instant from) {
+        final GpuPrice p = GpuPrice.newBuilder(SampleRecords.price()).setPriceKey(KEY).setUsdPerGpuHour(usd)
+                .setEffectiveFromUs(from).setSource("list " + usd).setCpuUsdPerHour(0).setStorageUsdPerHour(0)
+                .setNetworkUsdPerHour(0).setObservabilityUsdPerHour(0).setSupportUsdPerHour(0)
+                .setColdStartGpuHoursPerHour(0).setWarmHeadroomFraction(0).build();
+        prices.pipeInput(KEY, p, from.toEpochMilli());
+    }
+
+    /** A final 10 s window at 770 output tokens/s with 85% of tokens good. */
+    private void window(Instant start, String priceKey) {
+        windows.pipeInput("w", WindowStats.newBuilder(SampleRecords.windowStats()).setWindowStartUs(start)
+                .setWindowEndUs(start.plusSeconds(10)).setIsFinal(true).setPriceKey(priceKey).setGpuCount(1)
+                .setRequestsTotal(100).setGoodRequests(85).setOutputTokensOk(7_700).setOutputTokensGood(6_545).build(),
+                start.plusSeconds(10).toEpochMilli());
+    }
+
+    private List<CostRecord> perWindow() {
+        return cost.readValuesToList().stream().filter(r -> r.getSpan().equals("window")).toList();
+    }
+
+    @Test
+    void theWorkedExampleThroughTheTopology() {
+        price(6.50, T0.minusSeconds(3600));
+        window(T0, KEY);
+        final CostRecord r = perWindow().get(0);
+        assertThat(r.getPriced()).isTrue();
+        assertThat(r.getAchievedTokensPerS()).isEqualTo(770.0);
+        assertThat(r.getComputeCostPerMUsd()).isCloseTo(2.3449, within(0.00005));
+        assertThat(r.getCostPerSuccessfulMUsd()).isCloseTo(2.7587, within(0.00005));
+        assertThat(r.getUtilization()).isCloseTo(0.55, within(1e-9));
+        assertThat(r.getPriceEffectiveFromUs()).isEqualTo(T0.minusSeconds(3600));
+        assertThat(r.getPriceSource()).isEqualTo("list 6.5");
+    }
+
+    @Test
+    void aPriceChangeMidRunPricesEachWindowWithTheVersionInForce() {
+        price(6.50, T0.minusSeconds(3600));
+        price(13.00, T0.plusSeconds(20));
+        for (int k = 0; k < 4; k++) {
+            window(T0.plusSeconds(10L * k), KEY);
+        }
+        final List<CostRecord> r = perWindow();
+        assertThat(r).extracting(CostRecord::getUsdPerGpuHour).containsExactly(6.5, 6.5, 13.0, 13.0);
+        assertThat(r.get(3).getComputeCostPerMUsd()).isCloseTo(2 * 2.3449, within(0.0001));
+        assertThat(r.get(1).getPriceEffectiveFromUs()).isEqualTo(T0.minusSeconds(3600));
+        assertThat(r.get(2).getPriceEffectiveFromUs()).isEqualTo(T0.plusSeconds(20));
+    }
+
+    @Test
+    void aWindowWithNoPriceInForceSaysSo() {
+        price(6.50, T0.plusSeconds(3600));
+        window(T0, KEY);
+        window(T0, "unknown/gpu");
+        final List<CostRecord> r = perWindow();
+        assertThat(r).hasSize(2).allSatisfy(x -> {
+            assertThat(x.getPriced()).isFalse();
+            assertThat(x.getUnpricedReason()).contains("no price version");
+            assertThat(x.getComputeCostPerMUsd()).isNull();
+            assertThat(x.getCostPerSuccessfulMUsd()).isNull();
+        });
+    }
+
+    @Test
+    void rollingSpansSumCostsAndTokens() {
+        price(6.50, T0.minusSeconds(3600));
+        for (int k = 0; k < 8; k++) {
+            window(T0.plusSeconds(10L * k), KEY);
+        }
+        final List<CostRecord> minute = cost.readValuesToList().stream().filter(x -> x.getSpan().equals("1m")).toList();
+        final CostRecord last = minute.get(minute.size() - 1);
+        // the last minute holds 6 windows of 10 s
+        assertThat(last.getWindowSeconds()).isEqualTo(60.0);
+        assertThat(last.getOutputTokensGood()).isEqualTo(6 * 6_545);
+        assertThat(last.getCostPerSuccessfulMUsd()).isCloseTo(2.7587, within(0.00005));
+    }
+
+    @Test
+    void badPricesGoToTheDlqWithTheReason() {
+        prices.pipeInput(KEY, GpuPrice.newBuilder(SampleRecords.price()).setUsdPerGpuHour(-1).build());
+        prices.pipeInput(KEY, GpuPrice.newBuilder(SampleRecords.price()).setCurrency("XYZ").build());
+        prices.pipeInput(KEY, GpuPrice.newBuilder(SampleRecords.price()).setEffectiveFromUs(Instant.EPOCH).build());
+        final var dead = dlq.readRecordsToList();
+        assertThat(dead).extracting(d -> DeadLetters.header(d.headers(), DeadLetters.REASON))
+                .containsExactly("negative_or_missing_price", "unknown_currency", "no_effective_date");
+        window(T0, SampleRecords.price().getPriceKey());
+        assertThat(perWindow().get(0).getPriced()).isFalse();
+    }
+}
