@@ -1,0 +1,95 @@
+package dev.goodput.sink;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.contract.ContractException;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+
+/** Reads {@code config/prices.yaml}; every problem is reported with its entry and field. */
+public final class PricesFile {
+    private PricesFile() {
+    }
+
+    public static List<GpuPrice> load(Path file) {
+        final Object tree;
+        try {
+            final LoaderOptions o = new LoaderOptions();
+            o.setAllowDuplicateKeys(false);
+            tree = new Yaml(new SafeConstructor(o)).load(Files.readString(file));
+        } catch (IOException e) {
+            throw new ContractException(file.toString(), List.of("cannot read: " + e.getMessage()));
+        } catch (RuntimeException e) {
+            throw new ContractException(file.toString(), List.of("not valid YAML: " + e.getMessage()));
+        }
+        if (!(tree instanceof Map<?, ?> m) || !(m.get("prices") instanceof List<?> list)) {
+            throw new ContractException(file.toString(), List.of("prices: expected a list of price entries"));
+        }
+        final List<String> problems = new ArrayList<>();
+        final List<GpuPrice> out = new ArrayList<>();
+        for (int i = 0; i < list.size(); i++) {
+            final String at = "prices[" + i + "]";
+            if (!(list.get(i) instanceof Map<?, ?> e)) {
+                problems.add(at + ": expected a map");
+                continue;
+            }
+            try {
+                final GpuPrice p = GpuPrice.newBuilder()
+                        .setPriceKey(str(e, "price_key", at)).setProvider(str(e, "provider", at))
+                        .setGpuType(str(e, "gpu_type", at)).setUsdPerGpuHour(num(e, "usd_per_gpu_hour", at, true))
+                        .setCurrency(str(e, "currency", at)).setEffectiveFromUs(instant(e, at))
+                        .setSource(str(e, "source", at))
+                        .setCpuUsdPerHour(num(e, "cpu_usd_per_hour", at, false))
+                        .setStorageUsdPerHour(num(e, "storage_usd_per_hour", at, false))
+                        .setNetworkUsdPerHour(num(e, "network_usd_per_hour", at, false))
+                        .setObservabilityUsdPerHour(num(e, "observability_usd_per_hour", at, false))
+                        .setSupportUsdPerHour(num(e, "support_usd_per_hour", at, false))
+                        .setColdStartGpuHoursPerHour(num(e, "cold_start_gpu_hours_per_hour", at, false))
+                        .setWarmHeadroomFraction(num(e, "warm_headroom_fraction", at, false)).build();
+                PriceCheck.problem(p).ifPresentOrElse(r -> problems.add(at + ": " + r), () -> out.add(p));
+            } catch (IllegalArgumentException ex) {
+                problems.add(ex.getMessage());
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new ContractException(file.toString(), problems);
+        }
+        return out;
+    }
+
+    private static String str(Map<?, ?> e, String k, String at) {
+        if (!(e.get(k) instanceof String s) || s.isBlank()) {
+            throw new IllegalArgumentException(at + "." + k + ": expected a non-empty string");
+        }
+        return s;
+    }
+
+    private static double num(Map<?, ?> e, String k, String at, boolean required) {
+        final Object v = e.get(k);
+        if (v == null && !required) {
+            return 0;
+        }
+        if (!(v instanceof Number n)) {
+            throw new IllegalArgumentException(at + "." + k + ": expected a number");
+        }
+        return n.doubleValue();
+    }
+
+    private static Instant instant(Map<?, ?> e, String at) {
+        final Object v = e.get("effective_from");
+        try {
+            return v instanceof java.util.Date d ? d.toInstant() : Instant.parse(String.valueOf(v));
+        } catch (DateTimeParseException ex) {
+            throw new IllegalArgumentException(at + ".effective_from: expected an ISO-8601 instant like 2026-01-01T00:00:00Z");
+        }
+    }
+}

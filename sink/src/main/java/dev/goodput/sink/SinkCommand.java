@@ -1,0 +1,145 @@
+package dev.goodput.sink;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Preflight;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.ContractLoader;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroSerdes;
+import dev.goodput.serde.AvroSerializer;
+import dev.goodput.topics.Topics;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code goodput sink}: prices final windows (llm.window-stats + gpu.prices → llm.cost) and serves
+ * the metrics endpoint. With {@code --prices FILE} it first publishes that price file.
+ */
+@Command(name = "sink", mixinStandardHelpOptions = true,
+        description = "Price windows with dated GPU prices (llm.cost) and serve Prometheus metrics.")
+public final class SinkCommand implements Callable<Integer> {
+
+    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers.")
+    String bootstrapServer;
+
+    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL.")
+    String registryUrl;
+
+    @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
+    Path streamsConfig;
+
+    @Option(names = "--application-id", defaultValue = "goodput-sink", description = "Kafka Streams application id.")
+    String applicationId;
+
+    @Option(names = "--prices", description = "Publish this price file (config/prices.yaml) to gpu.prices first.")
+    Path pricesFile;
+
+    @Option(names = "--contract", description = "Contract file(s), for each contract's configured peak tokens/s (utilization).")
+    List<Path> contracts = List.of(Path.of("config/contract.yaml"));
+
+    @Option(names = "--metrics-host", defaultValue = "127.0.0.1", description = "Metrics endpoint address (loopback by default).")
+    String metricsHost;
+
+    @Option(names = "--metrics-port", defaultValue = "9464", description = "Metrics endpoint port (0: any free port).")
+    int metricsPort;
+
+    @Option(names = "--state-dir", defaultValue = ".goodput/sink-state", description = "Local state folder.")
+    Path stateDir;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        final Map<String, Double> peaks = new LinkedHashMap<>();
+        for (Path p : contracts) {
+            final Contract c = ContractLoader.load(p);
+            if (c.hardware().peakOutputTokensPerS() != null) {
+                peaks.put(c.id(), c.hardware().peakOutputTokensPerS());
+            }
+        }
+        final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
+        final Properties client = ClientConfig.merge(streamsConfig, System.getenv(),
+                bootstrapServer == null ? Map.of() : Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServer),
+                Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
+        Preflight.kafka(client, 10_000);
+        final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
+        Preflight.registry(registry);
+        final Running running = start(client, registry, SinkConfig.defaults(peaks), prices, applicationId, stateDir,
+                metricsHost, metricsPort);
+        final CountDownLatch stop = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            running.close();
+            stop.countDown();
+        }, "goodput-sink-shutdown"));
+        System.out.println("sink " + applicationId + " running; metrics at " + running.metrics().url() + "; Ctrl-C to stop");
+        stop.await();
+        return 0;
+    }
+
+    /** A running sink: the pricing topology and the metrics endpoint. */
+    public record Running(KafkaStreams streams, MetricsExporter metrics) implements AutoCloseable {
+        @Override
+        public void close() {
+            metrics.close();
+            streams.close(java.time.Duration.ofSeconds(30));
+        }
+    }
+
+    /** Publishes the prices, then starts the topology and the metrics endpoint (the demo uses this too). */
+    public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
+                                String applicationId, Path stateDir, String metricsHost, int metricsPort) {
+        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+                client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)))) {
+            Topics.createMissing(admin, List.of(Topics.PRICES.named(config.pricesTopic()),
+                    Topics.WINDOW_STATS.named(config.windowStatsTopic()), Topics.COST.named(config.costTopic()),
+                    Topics.DLQ.named(config.dlqTopic())), (short) 1);
+        }
+        publish(client, registry, config.pricesTopic(), prices);
+        final Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
+        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1");
+        p.put("auto.offset.reset", "earliest");
+        p.putAll(client);
+        final KafkaStreams streams = new KafkaStreams(SinkTopology.build(config, new AvroSerdes(registry)), p);
+        streams.start();
+        final MetricsExporter metrics = new MetricsExporter(client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG),
+                registry, config.windowStatsTopic(), config.costTopic(), metricsHost, metricsPort);
+        return new Running(streams, metrics);
+    }
+
+    /** Each price version keyed by its price key, with its effective date as the record time. */
+    static void publish(Properties client, SchemaRegistryClient registry, String topic, List<GpuPrice> prices) {
+        if (prices.isEmpty()) {
+            return;
+        }
+        final Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG));
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, GpuPrice> producer = new KafkaProducer<>(p, new StringSerializer(),
+                new AvroSerializer<>(registry, false))) {
+            for (GpuPrice price : prices) {
+                producer.send(new ProducerRecord<>(topic, null, price.getEffectiveFromUs().toEpochMilli(), price.getPriceKey(),
+                        price));
+            }
+            producer.flush();
+        }
+    }
+}

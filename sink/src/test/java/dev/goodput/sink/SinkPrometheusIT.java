@@ -1,0 +1,156 @@
+package dev.goodput.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.kafka.EmbeddedKafka;
+import dev.goodput.kafka.KafkaBrokerExtension;
+import dev.goodput.registry.InProcessSchemaRegistry;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.serde.AvroSerializer;
+import dev.goodput.testing.SampleRecords;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The worked example of DESIGN.md through the real sink topology on a real broker, then scraped by
+ * a real Prometheus server (Debian's package): the PromQL answers equal the cost topic's values.
+ */
+@ExtendWith(KafkaBrokerExtension.class)
+class SinkPrometheusIT {
+
+    private static final Path PROMETHEUS = Path.of("/usr/bin/prometheus");
+
+    @Test
+    void workedExampleOnTheBrokerAndThroughPrometheus(EmbeddedKafka kafka, @TempDir Path dir) throws Exception {
+        final Instant t0 = Instant.ofEpochSecond((Instant.now().minusSeconds(300).getEpochSecond() / 10) * 10);
+        try (InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
+            final SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
+            final Properties props = new Properties();
+            props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            final GpuPrice price = GpuPrice.newBuilder(SampleRecords.price()).setPriceKey("example/h100").setUsdPerGpuHour(6.5)
+                    .setEffectiveFromUs(t0.minusSeconds(3600)).setCpuUsdPerHour(0).setStorageUsdPerHour(0)
+                    .setNetworkUsdPerHour(0).setObservabilityUsdPerHour(0).setSupportUsdPerHour(0)
+                    .setColdStartGpuHoursPerHour(0).setWarmHeadroomFraction(0).build();
+            final SinkConfig config = SinkConfig.defaults(Map.of("c".repeat(64), 1400.0));
+            try (SinkCommand.Running sink = SinkCommand.start(props, client, config, List.of(price), "sink-it",
+                    dir.resolve("state"), "127.0.0.1", 0)) {
+                final WindowStats w = WindowStats.newBuilder(SampleRecords.windowStats()).setWindowStartUs(t0)
+                        .setWindowEndUs(t0.plusSeconds(10)).setIsFinal(true).setPriceKey("example/h100").setGpuCount(1)
+                        .setRequestsTotal(100).setGoodRequests(85).setOutputTokensOk(7_700).setOutputTokensGood(6_545)
+                        .setGoodputRps(8.5).build();
+                final Properties p = new Properties();
+                p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+                try (KafkaProducer<String, WindowStats> producer = new KafkaProducer<>(p, new StringSerializer(),
+                        new AvroSerializer<>(client, false))) {
+                    producer.send(new ProducerRecord<>(config.windowStatsTopic(), null, t0.plusSeconds(10).toEpochMilli(),
+                            "w", w)).get();
+                }
+                final CostRecord cost = readWindowCost(kafka, client, config.costTopic());
+                assertThat(cost.getComputeCostPerMUsd()).isCloseTo(2.3449, within(0.00005));
+                assertThat(cost.getCostPerSuccessfulMUsd()).isCloseTo(2.7587, within(0.00005));
+
+                if (!Files.isExecutable(PROMETHEUS)) {
+                    assertThat(System.getenv("CI")).as("prometheus is required in CI (apt-get install prometheus)")
+                            .isNotEqualTo("true");
+                    Assumptions.abort("Debian's prometheus is not installed");
+                }
+                final int port = EmbeddedKafka.freePort();
+                Files.writeString(dir.resolve("prometheus.yml"), "global:\n  scrape_interval: 1s\n"
+                        + "scrape_configs:\n  - job_name: goodput\n    static_configs:\n"
+                        + "      - targets: ['127.0.0.1:" + sink.metrics().port() + "']\n");
+                final Process prom = new ProcessBuilder(PROMETHEUS.toString(), "--config.file=" + dir.resolve("prometheus.yml"),
+                        "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + port)
+                        .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
+                try {
+                    final double successful = query(port, "goodput_cost_per_successful_million_tokens_usd{span=\"window\"}");
+                    final double compute = query(port, "goodput_compute_cost_per_million_tokens_usd{span=\"window\"}");
+                    final double goodput = query(port, "goodput_good_requests_per_second");
+                    assertThat(successful).isEqualTo(cost.getCostPerSuccessfulMUsd());
+                    assertThat(compute).isEqualTo(cost.getComputeCostPerMUsd());
+                    assertThat(goodput).isEqualTo(w.getGoodputRps());
+                } finally {
+                    prom.destroy();
+                    prom.waitFor();
+                }
+            }
+        }
+    }
+
+    private static CostRecord readWindowCost(EmbeddedKafka kafka, SchemaRegistryClient client, String topic) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "cost-reader");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        try (KafkaConsumer<String, CostRecord> c = new KafkaConsumer<>(p, new StringDeserializer(),
+                new AvroDeserializer<>(client, CostRecord.class))) {
+            c.subscribe(List.of(topic));
+            final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, CostRecord> r : c.poll(Duration.ofMillis(250))) {
+                    if (r.value().getSpan().equals("window")) {
+                        return r.value();
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no cost record within 60 s");
+    }
+
+    /** A PromQL instant query through Prometheus's HTTP API, retried until the series has been scraped. */
+    private static double query(int port, String promql) throws Exception {
+        final HttpClient http = HttpClient.newHttpClient();
+        final ObjectMapper json = new ObjectMapper();
+        final List<String> seen = new ArrayList<>();
+        final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            try {
+                final HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + "/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8))).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                seen.add(r.body());
+                final JsonNode result = json.readTree(r.body()).path("data").path("result");
+                if (result.size() > 0) {
+                    return Double.parseDouble(result.get(0).path("value").get(1).asText());
+                }
+            } catch (java.io.IOException notYetUp) {
+                seen.add(notYetUp.toString());
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("Prometheus never answered " + promql + ": " + seen.get(seen.size() - 1));
+    }
+}
