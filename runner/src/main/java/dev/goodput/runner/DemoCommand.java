@@ -66,6 +66,12 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--scenario-seconds", description = "Measured seconds per scenario (default: the matrix's duration_s).")
     Double scenarioSeconds;
 
+    @Option(names = "--prices", defaultValue = "config/prices.yaml", description = "GPU prices to publish (default: ${DEFAULT-VALUE}).")
+    Path pricesFile;
+
+    @Option(names = "--metrics-port", defaultValue = "0", description = "Prometheus endpoint port; 0 picks a free one.")
+    int metricsPort;
+
     @Option(names = "--target", description = "Drive this OpenAI-compatible API (for example http://127.0.0.1:8000/v1) instead of the built-in simulator.")
     String externalTarget;
 
@@ -85,6 +91,7 @@ final class DemoCommand implements Callable<Integer> {
         final Contract contract = ContractLoader.load(contractFile);
         final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent()));
         final Matrix matrix = Matrix.load(matrixFile);
+        final java.util.List<dev.goodput.avro.GpuPrice> prices = dev.goodput.sink.PricesFile.load(pricesFile);
         final long t0 = System.nanoTime();
         final CountDownLatch stop = new CountDownLatch(1);
         final Thread hook = new Thread(stop::countDown, "goodput-demo-shutdown");
@@ -113,11 +120,18 @@ final class DemoCommand implements Callable<Integer> {
                     StreamsApp.prepareTopics(props, defaults));
             final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
                     StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false);
-            final LiveTable table = new LiveTable(cluster.bootstrapServers(), registry, Topics.WINDOW_STATS.name(), out);
+            final java.util.Map<String, Double> peaks = contract.hardware().peakOutputTokensPerS() == null ? Map.of()
+                    : Map.of(contract.id(), contract.hardware().peakOutputTokensPerS());
+            final dev.goodput.sink.SinkCommand.Running sink = dev.goodput.sink.SinkCommand.start(props, registry,
+                    dev.goodput.sink.SinkConfig.defaults(peaks), prices, "goodput-demo-sink", dataDir.resolve("sink-state"),
+                    "127.0.0.1", metricsPort);
+            final LiveTable table = new LiveTable(cluster.bootstrapServers(), registry, Topics.WINDOW_STATS.name(),
+                    Topics.COST.name(), out);
             final Thread tableThread = new Thread(table, "goodput-live-table");
             tableThread.start();
             out.printf(Locale.ROOT, "  streams    goodput-demo: %d s windows, %d s grace; a row per closed window below%n",
                     streamsConfig.window().toSeconds(), streamsConfig.grace().toSeconds());
+            out.printf(Locale.ROOT, "  sink       prices from %s; metrics at %s%n", pricesFile, sink.metrics().url());
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
             out.flush();
@@ -142,6 +156,7 @@ final class DemoCommand implements Callable<Integer> {
             } finally {
                 table.close();
                 tableThread.join(5_000);
+                sink.close();
                 StreamsApp.close(streams);
             }
         } finally {

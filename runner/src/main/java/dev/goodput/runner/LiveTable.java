@@ -8,12 +8,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 
+import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -23,22 +25,31 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 final class LiveTable implements Runnable, AutoCloseable {
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
-    private static final String HEADER = String.format(Locale.ROOT, "%-8s %-20s %8s %7s %9s %9s %8s %8s %9s %11s",
-            "window", "scenario", "requests", "good %", "TTFT p50", "TTFT p99", "ITL p99", "TPOT p99", "goodput", "good tok/s");
+    private static final String HEADER = String.format(Locale.ROOT, "%-8s %-20s %8s %7s %9s %9s %8s %8s %9s %11s %10s %10s",
+            "window", "scenario", "requests", "good %", "TTFT p50", "TTFT p99", "ITL p99", "TPOT p99", "goodput", "good tok/s",
+            "$/1M comp", "$/1M good");
 
-    private final KafkaConsumer<String, WindowStats> consumer;
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final AvroDeserializer<WindowStats> windows;
+    private final AvroDeserializer<CostRecord> costs;
+    private final String windowTopic;
+    /** Final windows wait here for their cost record, so each row shows both. */
+    private final java.util.Map<String, WindowStats> pending = new java.util.LinkedHashMap<>();
     private final PrintStream out;
     private volatile boolean running = true;
     private int rows;
 
-    LiveTable(String bootstrap, SchemaRegistryClient registry, String topic, PrintStream out) {
+    LiveTable(String bootstrap, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
+        this.windowTopic = topic;
+        this.windows = new AvroDeserializer<>(registry, WindowStats.class);
+        this.costs = new AvroDeserializer<>(registry, CostRecord.class);
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "goodput-live-table-" + System.nanoTime());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new AvroDeserializer<>(registry, WindowStats.class));
-        consumer.subscribe(List.of(topic));
+        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        consumer.subscribe(List.of(topic, costTopic));
         this.out = out;
     }
 
@@ -46,9 +57,19 @@ final class LiveTable implements Runnable, AutoCloseable {
     public void run() {
         try {
             while (running) {
-                for (ConsumerRecord<String, WindowStats> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.value() != null && r.value().getIsFinal()) {
-                        print(r.value());
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (r.topic().equals(windowTopic)) {
+                        final WindowStats w = windows.deserialize(r.topic(), r.value());
+                        if (w != null && w.getIsFinal()) {
+                            pending.put(w.getContractId() + "|" + w.getScenarioId() + "|" + w.getWindowStartUs(), w);
+                        }
+                    } else {
+                        final CostRecord c = costs.deserialize(r.topic(), r.value());
+                        final WindowStats w = c == null || !c.getSpan().equals("window") ? null
+                                : pending.remove(c.getContractId() + "|" + c.getScenarioId() + "|" + c.getWindowStartUs());
+                        if (w != null) {
+                            print(w, c);
+                        }
                     }
                 }
             }
@@ -59,14 +80,19 @@ final class LiveTable implements Runnable, AutoCloseable {
         }
     }
 
-    private void print(WindowStats w) {
+    private void print(WindowStats w, CostRecord c) {
         if (rows++ % 20 == 0) {
             out.println(HEADER);
         }
-        out.println(String.format(Locale.ROOT, "%-8s %-20s %8d %6.1f%% %7.1fms %7.1fms %6.1fms %6.1fms %7.2f/s %11.1f",
+        out.println(String.format(Locale.ROOT, "%-8s %-20s %8d %6.1f%% %7.1fms %7.1fms %6.1fms %6.1fms %7.2f/s %11.1f %10s %10s",
                 TIME.format(w.getWindowStartUs()), w.getScenarioId(), w.getRequestsTotal(), 100 * w.getGoodFraction(),
                 w.getTtft().getP50Us() / 1e3, w.getTtft().getP99Us() / 1e3, w.getItl().getP99Us() / 1e3,
-                w.getTpot().getP99Us() / 1e3, w.getGoodputRps(), w.getGoodputTokensPerS()));
+                w.getTpot().getP99Us() / 1e3, w.getGoodputRps(), w.getGoodputTokensPerS(),
+                dollars(c.getComputeCostPerMUsd(), c.getPriced()), dollars(c.getCostPerSuccessfulMUsd(), c.getPriced())));
+    }
+
+    private static String dollars(Double v, boolean priced) {
+        return !priced ? "unpriced" : v == null ? "-" : String.format(Locale.ROOT, "$%.4f", v);
     }
 
     @Override

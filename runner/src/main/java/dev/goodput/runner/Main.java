@@ -5,6 +5,7 @@ import dev.goodput.contract.ContractException;
 import dev.goodput.producer.cli.BenchProducerCommand;
 import dev.goodput.producer.cli.ProduceCommand;
 import dev.goodput.producer.cli.SimulateCommand;
+import dev.goodput.sink.SinkCommand;
 import dev.goodput.streams.StreamsCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class,
+        subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class,
             BenchProducerCommand.class, BenchStreamsCommand.class})
 public final class Main {
 
