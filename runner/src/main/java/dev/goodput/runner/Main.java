@@ -5,6 +5,7 @@ import dev.goodput.contract.ContractException;
 import dev.goodput.producer.cli.BenchProducerCommand;
 import dev.goodput.producer.cli.ProduceCommand;
 import dev.goodput.producer.cli.SimulateCommand;
+import dev.goodput.sink.PricesCommand;
 import dev.goodput.sink.SinkCommand;
 import dev.goodput.streams.StreamsCommand;
 import picocli.CommandLine;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class,
+        subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class,
             BenchProducerCommand.class, BenchStreamsCommand.class})
 public final class Main {
 

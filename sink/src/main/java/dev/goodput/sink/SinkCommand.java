@@ -63,6 +63,12 @@ public final class SinkCommand implements Callable<Integer> {
     @Option(names = "--state-dir", defaultValue = ".goodput/sink-state", description = "Local state folder.")
     Path stateDir;
 
+    @Option(names = "--files", description = "Also append final windows and cost records to JSON-lines and CSV files in this folder.")
+    Path filesDir;
+
+    @Option(names = "--rolling", split = ",", defaultValue = "1m,15m,1h", description = "Rolling cost spans (default: ${DEFAULT-VALUE}).")
+    List<String> rolling;
+
     @Override
     public Integer call() throws InterruptedException {
         final Map<String, Double> peaks = new LinkedHashMap<>();
@@ -79,10 +85,18 @@ public final class SinkCommand implements Callable<Integer> {
         Preflight.kafka(client, 10_000);
         final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
         Preflight.registry(registry);
-        final Running running = start(client, registry, SinkConfig.defaults(peaks), prices, applicationId, stateDir,
-                metricsHost, metricsPort);
+        final SinkConfig defaults = SinkConfig.defaults(peaks);
+        final SinkConfig config = new SinkConfig(defaults.pricesTopic(), defaults.windowStatsTopic(), defaults.costTopic(),
+                defaults.dlqTopic(), rolling.stream().map(r -> dev.goodput.config.Durations.parse(r, "--rolling")).toList(),
+                peaks);
+        final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort);
+        final FileExporter files = filesDir == null ? null : new FileExporter(client.getProperty(
+                CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG), registry, config.windowStatsTopic(), config.costTopic(), filesDir);
         final CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (files != null) {
+                files.close();
+            }
             running.close();
             stop.countDown();
         }, "goodput-sink-shutdown"));

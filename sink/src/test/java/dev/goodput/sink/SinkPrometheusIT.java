@@ -66,7 +66,9 @@ class SinkPrometheusIT {
                     .setColdStartGpuHoursPerHour(0).setWarmHeadroomFraction(0).build();
             final SinkConfig config = SinkConfig.defaults(Map.of("c".repeat(64), 1400.0));
             try (SinkCommand.Running sink = SinkCommand.start(props, client, config, List.of(price), "sink-it",
-                    dir.resolve("state"), "127.0.0.1", 0)) {
+                    dir.resolve("state"), "127.0.0.1", 0);
+                 FileExporter files = new FileExporter(kafka.bootstrapServers(), client, config.windowStatsTopic(),
+                         config.costTopic(), dir.resolve("files"))) {
                 final WindowStats w = WindowStats.newBuilder(SampleRecords.windowStats()).setWindowStartUs(t0)
                         .setWindowEndUs(t0.plusSeconds(10)).setIsFinal(true).setPriceKey("example/h100").setGpuCount(1)
                         .setRequestsTotal(100).setGoodRequests(85).setOutputTokensOk(7_700).setOutputTokensGood(6_545)
@@ -81,6 +83,7 @@ class SinkPrometheusIT {
                 final CostRecord cost = readWindowCost(kafka, client, config.costTopic());
                 assertThat(cost.getComputeCostPerMUsd()).isCloseTo(2.3449, within(0.00005));
                 assertThat(cost.getCostPerSuccessfulMUsd()).isCloseTo(2.7587, within(0.00005));
+                assertFiles(dir.resolve("files"), cost);
 
                 if (!Files.isExecutable(PROMETHEUS)) {
                     assertThat(System.getenv("CI")).as("prometheus is required in CI (apt-get install prometheus)")
@@ -107,6 +110,30 @@ class SinkPrometheusIT {
                 }
             }
         }
+    }
+
+    /** The same records in the JSON-lines and CSV files. */
+    private static void assertFiles(Path files, CostRecord cost) throws Exception {
+        final ObjectMapper json = new ObjectMapper();
+        final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            final Path jsonl = files.resolve("cost.jsonl");
+            if (Files.exists(jsonl) && Files.readAllLines(jsonl).stream().anyMatch(l -> l.contains("\"span\":\"window\""))) {
+                final JsonNode row = json.readTree(Files.readAllLines(jsonl).stream()
+                        .filter(l -> l.contains("\"span\":\"window\"")).findFirst().orElseThrow());
+                assertThat(row.get("cost_per_successful_m_usd").asDouble()).isEqualTo(cost.getCostPerSuccessfulMUsd());
+                assertThat(row.get("compute_cost_per_m_usd").asDouble()).isEqualTo(cost.getComputeCostPerMUsd());
+                final List<String> csv = Files.readAllLines(files.resolve("cost.csv"));
+                assertThat(csv.get(0)).startsWith("contract_id,scenario_id,span,");
+                assertThat(csv).anyMatch(l -> l.contains(",window,") && l.contains(cost.getCostPerSuccessfulMUsd().toString()));
+                final List<String> windows = Files.readAllLines(files.resolve("window-stats.jsonl"));
+                assertThat(windows).hasSize(1);
+                assertThat(json.readTree(windows.get(0)).get("goodput_rps").asDouble()).isEqualTo(8.5);
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("no cost rows in " + files);
     }
 
     private static CostRecord readWindowCost(EmbeddedKafka kafka, SchemaRegistryClient client, String topic) {

@@ -1,0 +1,224 @@
+package dev.goodput.sink;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.LatencySummary;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroDeserializer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Appends every final window record and every cost record (committed only) to JSON-lines and CSV
+ * files in a folder: window-stats.jsonl/.csv and cost.jsonl/.csv, one flat row per record, times
+ * in ISO-8601 and latencies in microseconds.
+ */
+public final class FileExporter implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final AvroDeserializer<WindowStats> windows;
+    private final AvroDeserializer<CostRecord> costs;
+    private final String windowTopic;
+    private final Sink windowFiles;
+    private final Sink costFiles;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    public FileExporter(String bootstrap, SchemaRegistryClient registry, String windowTopic, String costTopic, Path dir) {
+        this.windowTopic = windowTopic;
+        this.windows = new AvroDeserializer<>(registry, WindowStats.class);
+        this.costs = new AvroDeserializer<>(registry, CostRecord.class);
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+        this.windowFiles = new Sink(dir, "window-stats");
+        this.costFiles = new Sink(dir, "cost");
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "goodput-files-" + System.nanoTime());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        consumer.subscribe(List.of(windowTopic, costTopic));
+        this.thread = new Thread(this::run, "goodput-files");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                    if (r.topic().equals(windowTopic)) {
+                        final WindowStats w = windows.deserialize(r.topic(), r.value());
+                        if (w != null && w.getIsFinal()) {
+                            windowFiles.write(row(w));
+                        }
+                    } else {
+                        final CostRecord c = costs.deserialize(r.topic(), r.value());
+                        if (c != null) {
+                            costFiles.write(row(c));
+                        }
+                    }
+                }
+                windowFiles.flush();
+                costFiles.flush();
+            }
+        } catch (org.apache.kafka.common.errors.WakeupException stop) {
+            // closing
+        } finally {
+            consumer.close();
+            windowFiles.close();
+            costFiles.close();
+        }
+    }
+
+    static Map<String, Object> row(WindowStats w) {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        m.put("contract_id", w.getContractId());
+        m.put("scenario_id", w.getScenarioId());
+        m.put("window_start", w.getWindowStartUs().toString());
+        m.put("window_end", w.getWindowEndUs().toString());
+        m.put("requests_total", w.getRequestsTotal());
+        m.put("requests_ok", w.getRequestsOk());
+        m.put("requests_error", w.getRequestsError());
+        m.put("requests_timeout", w.getRequestsTimeout());
+        m.put("requests_abandoned", w.getRequestsAbandoned());
+        m.put("good_requests", w.getGoodRequests());
+        m.put("good_fraction", w.getGoodFraction());
+        m.put("goodput_rps", w.getGoodputRps());
+        m.put("goodput_tokens_per_s", w.getGoodputTokensPerS());
+        m.put("output_tokens_per_s", w.getOutputTokensPerS());
+        m.put("tokens_per_gpu_second", w.getTokensPerGpuSecond());
+        latency(m, "ttft", w.getTtft());
+        latency(m, "itl", w.getItl());
+        latency(m, "tpot", w.getTpot());
+        latency(m, "e2e", w.getE2e());
+        m.put("late_events", w.getLateEvents());
+        return m;
+    }
+
+    static Map<String, Object> row(CostRecord c) {
+        final Map<String, Object> m = new LinkedHashMap<>();
+        m.put("contract_id", c.getContractId());
+        m.put("scenario_id", c.getScenarioId());
+        m.put("span", c.getSpan());
+        m.put("window_start", c.getWindowStartUs().toString());
+        m.put("window_end", c.getWindowEndUs().toString());
+        m.put("price_key", c.getPriceKey());
+        m.put("priced", c.getPriced());
+        m.put("unpriced_reason", c.getUnpricedReason());
+        m.put("usd_per_gpu_hour", c.getUsdPerGpuHour());
+        m.put("price_effective_from", c.getPriceEffectiveFromUs() == null ? null : c.getPriceEffectiveFromUs().toString());
+        m.put("price_source", c.getPriceSource());
+        m.put("achieved_tokens_per_s", c.getAchievedTokensPerS());
+        m.put("compute_cost_per_m_usd", c.getComputeCostPerMUsd());
+        m.put("cost_per_successful_m_usd", c.getCostPerSuccessfulMUsd());
+        m.put("utilization", c.getUtilization());
+        return m;
+    }
+
+    private static void latency(Map<String, Object> m, String name, LatencySummary l) {
+        m.put(name + "_count", l.getCount());
+        m.put(name + "_p50_us", l.getP50Us());
+        m.put(name + "_p90_us", l.getP90Us());
+        m.put(name + "_p99_us", l.getP99Us());
+        m.put(name + "_p999_us", l.getP999Us());
+        m.put(name + "_max_us", l.getMaxUs());
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A JSON-lines file and a CSV file (header written with the first row) for one record kind. */
+    private static final class Sink {
+        private final BufferedWriter jsonl;
+        private final BufferedWriter csv;
+        private boolean header;
+
+        Sink(Path dir, String name) {
+            try {
+                jsonl = Files.newBufferedWriter(dir.resolve(name + ".jsonl"), StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                final Path csvPath = dir.resolve(name + ".csv");
+                header = Files.exists(csvPath) && Files.size(csvPath) > 0;
+                csv = Files.newBufferedWriter(csvPath, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot open the export files in " + dir, e);
+            }
+        }
+
+        void write(Map<String, Object> row) {
+            try {
+                jsonl.write(JSON.writeValueAsString(row));
+                jsonl.newLine();
+                if (!header) {
+                    csv.write(String.join(",", row.keySet()));
+                    csv.newLine();
+                    header = true;
+                }
+                csv.write(String.join(",", row.values().stream().map(Sink::cell).toList()));
+                csv.newLine();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        private static String cell(Object v) {
+            if (v == null) {
+                return "";
+            }
+            final String s = v instanceof Double d ? String.format(Locale.ROOT, "%s", d) : v.toString();
+            return s.contains(",") || s.contains("\"") ? "\"" + s.replace("\"", "\"\"") + "\"" : s;
+        }
+
+        void flush() {
+            try {
+                jsonl.flush();
+                csv.flush();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        void close() {
+            try {
+                jsonl.close();
+                csv.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}
