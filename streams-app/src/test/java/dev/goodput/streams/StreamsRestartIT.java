@@ -53,51 +53,44 @@ class StreamsRestartIT {
     @RegisterExtension
     static final KafkaBrokerExtension KAFKA = KafkaBrokerExtension.dedicated();
 
-    private static final Contract CONTRACT = ContractLoader.load(Path.of("../config/contract.yaml"));
-    private static final int PARTITIONS = 2;
-    private static final int SECONDS = 60;
-    private static final int REQUESTS_PER_SECOND = 20;
-    private static final int CHUNKS = 12;
-    /** Requests sent in the last second complete after it: 7 windows of 10 s per scenario, 2 scenarios. */
-    private static final int WINDOWS = 2 * (SECONDS / 10 + 1);
+    private static final int SECONDS = StreamsHarness.SECONDS;
+    private static final int WINDOWS = StreamsHarness.WINDOWS;
 
     @Test
     void aKilledAndRestartedInstanceGivesTheSameFinalRecords(@TempDir Path dir) throws Exception {
         try (InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
             final SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
-            try (Admin admin = KAFKA.kafka().admin()) {
-                Topics.createMissing(admin, List.of(Topics.TOKENS.withPartitions(PARTITIONS),
-                        Topics.REQUESTS.withPartitions(PARTITIONS)), (short) 1);
-            }
-            final long t0 = (Instant.now().minusSeconds(600).toEpochMilli() / 10_000) * 10_000 * 1_000;
-            produceRun(client, t0, 0, SECONDS / 2, false);
+            final StreamsHarness h = new StreamsHarness(KAFKA.kafka().bootstrapServers(), Topics.TOKENS.name(),
+                    Topics.REQUESTS.name(), 2);
+            final long t0 = StreamsHarness.recentStartUs();
+            h.produceRun(client, t0, 0, SECONDS / 2, false);
 
             // killed while the second half of the run is being produced and processed, then started again
-            final Process b1 = start("run-b", dir.resolve("state-b"), registry.url(), dir, true);
-            awaitFinals("run-b", client, 2, Duration.ofSeconds(120));
-            final Thread second = new Thread(() -> produceRun(client, t0, SECONDS / 2, SECONDS, false));
+            final Process b1 = h.start("run-b", dir.resolve("state-b"), registry.url(), dir, true);
+            h.awaitFinals("run-b", client, 2, Duration.ofSeconds(120));
+            final Thread second = new Thread(() -> h.produceRun(client, t0, SECONDS / 2, SECONDS, false));
             second.start();
             Thread.sleep(300);
             b1.destroyForcibly().waitFor();
             second.join();
-            produceRun(client, t0, SECONDS, SECONDS, true);
-            final Map<String, byte[]> early = readFinals("run-b", client);
+            h.produceRun(client, t0, SECONDS, SECONDS, true);
+            final Map<String, byte[]> early = h.readFinals("run-b", client);
             assertThat(early.size()).as("killed mid-run").isLessThan(WINDOWS);
             // uninterrupted, over the same input
             final Map<String, byte[]> expected;
-            final Process a = start("run-a", dir.resolve("state-a"), registry.url(), dir, false);
+            final Process a = h.start("run-a", dir.resolve("state-a"), registry.url(), dir, false);
             try {
-                expected = awaitFinals("run-a", client, WINDOWS, Duration.ofSeconds(120));
+                expected = h.awaitFinals("run-a", client, WINDOWS, Duration.ofSeconds(120));
             } finally {
                 a.destroy();
                 a.waitFor();
             }
             assertThat(expected).hasSize(WINDOWS);
 
-            final Process b2 = start("run-b", dir.resolve("state-b2"), registry.url(), dir, false);
+            final Process b2 = h.start("run-b", dir.resolve("state-b2"), registry.url(), dir, false);
             final Map<String, byte[]> restarted;
             try {
-                restarted = awaitFinals("run-b", client, expected.size(), Duration.ofSeconds(120));
+                restarted = h.awaitFinals("run-b", client, expected.size(), Duration.ofSeconds(120));
             } finally {
                 b2.destroy();
                 b2.waitFor();
@@ -111,143 +104,7 @@ class StreamsRestartIT {
                         .isEqualTo(HexFormat.of().formatHex(expected.get(k)));
             }
             // exactly one final record per window, even across the crash
-            assertThat(countFinals("run-b", client)).isEqualTo(expected.size());
-        }
-    }
-
-    /** Two scenarios over seconds [from, to) of event time; trailing requests on every partition close all windows. */
-    private static void produceRun(SchemaRegistryClient client, long t0, int from, int to, boolean trailers) {
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        try (KafkaProducer<String, SpecificRecord> producer = new KafkaProducer<>(p, new StringSerializer(),
-                new AvroSerializer<>(client, false))) {
-            int n = from * REQUESTS_PER_SECOND;
-            for (int s = from; s < to; s++) {
-                for (int k = 0; k < REQUESTS_PER_SECOND; k++) {
-                    final String scenario = k % 2 == 0 ? "p64-o12-r10-cold" : "p64-o12-r10-warm";
-                    final long intended = t0 + s * 1_000_000L + k * 50_000L;
-                    send(producer, "req-" + n++, scenario, intended, 30_000 + (n % 17) * 1_000, 5_000 + (n % 7) * 700,
-                            n % 23 == 0 ? RequestStatus.ERROR : RequestStatus.OK, n % 11 != 0);
-                }
-            }
-            for (int k = 0; trailers && k < 16; k++) {
-                send(producer, "trailer-" + k, "trailer", t0 + (SECONDS + 30) * 1_000_000L + k, 1_000, 1_000,
-                        RequestStatus.OK, true);
-            }
-            producer.flush();
-        }
-    }
-
-    private static void send(KafkaProducer<String, SpecificRecord> producer, String id, String scenario, long intended,
-                             long ttft, long itl, RequestStatus status, boolean qualityPass) {
-        final long first = intended + ttft;
-        final int chunks = status == RequestStatus.OK ? CHUNKS : 0;
-        for (int c = 0; c < chunks; c++) {
-            final long at = first + c * itl;
-            producer.send(new ProducerRecord<>(Topics.TOKENS.name(), null, at / 1000, id, TokenEvent.newBuilder()
-                    .setContractId(CONTRACT.id()).setRunId("it").setScenarioId(scenario).setRequestId(id).setChunkIndex(c)
-                    .setKind(ChunkKind.ANSWER).setTokens(1).setArrivalTimeUs(at(at)).setWarmup(false).build()));
-        }
-        final long last = first + (chunks - 1) * itl;
-        final long completion = status == RequestStatus.OK ? last + 50 : intended + 20_000;
-        final RequestEvent.Builder r = RequestEvent.newBuilder().setContractId(CONTRACT.id()).setRunId("it")
-                .setScenarioId(scenario).setTargetId("sim").setGpuType("H100").setGpuCount(1).setRequestId(id)
-                .setAttempt(1).setIntendedSendTimeUs(at(intended)).setActualSendTimeUs(at(intended + 80))
-                .setCompletionTimeUs(at(completion)).setPromptTokens(64).setOutputTokens(chunks)
-                .setOutputTokensSource(TokenCountSource.SERVER_USAGE).setContentChunks(chunks).setStatus(status)
-                .setWarmup(false);
-        if (status == RequestStatus.OK) {
-            r.setFirstChunkTimeUs(at(first)).setFirstAnswerTimeUs(at(first)).setLastChunkTimeUs(at(last))
-                    .setQualityScore(qualityPass ? 1.0 : 0.0).setQualityPass(qualityPass).setHttpStatus(200);
-        } else {
-            r.setErrorClass("http_503").setHttpStatus(503);
-        }
-        producer.send(new ProducerRecord<>(Topics.REQUESTS.name(), null, completion / 1000, id, r.build()));
-    }
-
-    private static Instant at(long us) {
-        return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
-    }
-
-    private Process start(String appId, Path state, String registryUrl, Path dir, boolean slow) throws IOException {
-        final Path props = dir.resolve(appId + (slow ? "-slow" : "") + ".properties");
-        // a slow first instance: small polls and short commits, so the kill lands mid-run
-        Files.writeString(props, (slow ? "max.poll.records=20\ncommit.interval.ms=100\n" : "commit.interval.ms=200\n")
-                + "session.timeout.ms=6000\nheartbeat.interval.ms=1000\n");
-        final Path out = Path.of("target", appId + "-" + System.nanoTime() + ".log");
-        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
-                "-cp", System.getProperty("java.class.path"), ChildStreams.class.getName(),
-                "--bootstrap-server", KAFKA.kafka().bootstrapServers(), "--schema-registry", registryUrl,
-                "--application-id", appId, "--state-dir", state.toString(), "--streams.config", props.toString(),
-                "--contract", "../config/contract.yaml", "--topic", "window-stats=llm.window-stats-" + appId,
-                "--topic", "verdicts=llm.verdicts-" + appId, "--topic", "dlq=llm.dlq-" + appId));
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-    }
-
-    private static Map<String, byte[]> awaitFinals(String appId, SchemaRegistryClient client, int atLeast, Duration timeout)
-            throws InterruptedException {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        Map<String, byte[]> finals = Map.of();
-        while (System.nanoTime() < deadline) {
-            finals = readFinals(appId, client);
-            if (finals.size() >= atLeast) {
-                return finals;
-            }
-            Thread.sleep(500);
-        }
-        return finals;
-    }
-
-    /** Final window records (committed only) of the contract's scenarios, by window key, as raw bytes. */
-    private static Map<String, byte[]> readFinals(String appId, SchemaRegistryClient client) {
-        final Map<String, byte[]> out = new TreeMap<>();
-        consume(client, (k, raw, w) -> {
-            if (w.getIsFinal() && !w.getScenarioId().equals("trailer")) {
-                out.put(k, raw);
-            }
-        }, appId);
-        return out;
-    }
-
-    private static int countFinals(String appId, SchemaRegistryClient client) {
-        final int[] n = {0};
-        consume(client, (k, raw, w) -> {
-            if (w.getIsFinal() && !w.getScenarioId().equals("trailer")) {
-                n[0]++;
-            }
-        }, appId);
-        return n[0];
-    }
-
-    private interface Visitor {
-        void visit(String key, byte[] raw, WindowStats value);
-    }
-
-    /**
-     * Both runs write to llm.window-stats; each run's records are told apart by the producer's
-     * transactional id prefix, which Kafka does not expose to consumers, so each run writes its own
-     * topic: the app id is in the topic name.
-     */
-    private static void consume(SchemaRegistryClient client, Visitor v, String appId) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        final AvroDeserializer<WindowStats> d = new AvroDeserializer<>(client, WindowStats.class);
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-            c.subscribe(List.of("llm.window-stats-" + appId));
-            int idle = 0;
-            while (idle < 4) {
-                final var records = c.poll(Duration.ofMillis(250));
-                idle = records.isEmpty() ? idle + 1 : 0;
-                for (ConsumerRecord<String, byte[]> r : records) {
-                    v.visit(r.key(), r.value(), d.deserialize(r.topic(), r.value()));
-                }
-            }
+            assertThat(h.countFinals("run-b", client)).isEqualTo(expected.size());
         }
     }
 }
