@@ -25,6 +25,8 @@ final class FastTokenReader {
 
     int contractOffset;
     int contractLength;
+    int runOffset;
+    int runLength;
     int chunkIndex;
     long arrivalUs;
     boolean warmup;
@@ -48,7 +50,9 @@ final class FastTokenReader {
             contractLength = (int) readLong();
             contractOffset = pos;
             pos += contractLength;
-            skipString();                 // run_id
+            runLength = (int) readLong();
+            runOffset = pos;
+            pos += runLength;
             skipString();                 // scenario_id
             skipString();                 // request_id: the record key carries it
             chunkIndex = (int) readLong();
@@ -56,7 +60,7 @@ final class FastTokenReader {
             readLong();                   // tokens
             arrivalUs = readLong();
             warmup = data[pos++] != 0;
-            return pos == data.length && contractLength >= 0 && chunkIndex >= 0;
+            return pos == data.length && contractLength >= 0 && runLength >= 0 && chunkIndex >= 0;
         } catch (ArrayIndexOutOfBoundsException e) {
             return false;
         }
@@ -69,6 +73,19 @@ final class FastTokenReader {
         }
         for (int i = 0; i < contractLength; i++) {
             if (data[contractOffset + i] != id[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Whether the record's run id equals {@code id} (UTF-8 bytes). */
+    boolean runIs(byte[] id) {
+        if (id.length != runLength) {
+            return false;
+        }
+        for (int i = 0; i < runLength; i++) {
+            if (data[runOffset + i] != id[i]) {
                 return false;
             }
         }

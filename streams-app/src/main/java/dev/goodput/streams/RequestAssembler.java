@@ -64,6 +64,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     private final FastTokenReader fast;
     private final Map<String, byte[]> contractIdBytes = new java.util.HashMap<>();
+    private final byte[] selectedRun;
 
     RequestAssembler(StreamsConfig config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
                      FastTokenReader fast) {
@@ -71,6 +72,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         this.tokens = tokens;
         this.requests = requests;
         this.fast = fast;
+        this.selectedRun = config.selection().runId() == null ? null
+                : config.selection().runId().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         config.contracts().keySet().forEach(id -> contractIdBytes.put(id, id.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
     }
 
@@ -122,7 +125,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         final TokenEvent t = decode(record, tokens, config.topics().tokens());
-        if (t == null || t.getWarmup()) {
+        if (t == null || t.getWarmup() || selectedRun != null && !config.selection().runId().equals(t.getRunId())) {
             return;
         }
         if (!config.contracts().containsKey(t.getContractId())) {
@@ -153,7 +156,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     /** The same as the Avro path below, on fields read in place (no record built, no strings unless new). */
     private void onFastToken(Record<String, byte[]> record) {
-        if (fast.warmup) {
+        if (fast.warmup || selectedRun != null && !fast.runIs(selectedRun)) {
             return;
         }
         final String id = record.key();
@@ -218,6 +221,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         final long completion = micros(r.getCompletionTimeUs());
+        if (!config.selection().takes(r.getRunId(), completion)) {
+            // not part of what this (re)computation selected: neither a result nor an error
+            inflight.remove(id);
+            return;
+        }
         final RequestState existing = inflight.get(id);
         if (existing != null && !existing.contractId.equals(r.getContractId())) {
             deadLetter(record, "mixed_contracts", "request " + id + " has events of contracts " + existing.contractId
@@ -277,7 +285,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final double tpot = ok ? Definitions.tpot(e2e, ttft, r.getOutputTokens()) : Double.NaN;
         final List<String> failed = Definitions.failedObjectives(ok, ttft, tpot, e2e, config.objectives(c));
         final boolean sloPass = Definitions.sloPass(failed);
-        final boolean qualityPass = ok && Boolean.TRUE.equals(r.getQualityPass());
+        final Double floor = config.selection().qualityFloor();
+        final boolean qualityPass = ok && (floor == null ? Boolean.TRUE.equals(r.getQualityPass())
+                : r.getQualityScore() != null && r.getQualityScore() >= floor);
         final boolean good = Definitions.good(sloPass, qualityPass);
         final long lateness = Definitions.dispatchLateness(intended, micros(r.getActualSendTimeUs()));
         final long completion = micros(r.getCompletionTimeUs());

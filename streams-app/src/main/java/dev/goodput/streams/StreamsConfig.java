@@ -22,7 +22,24 @@ import dev.goodput.contract.Contract;
  */
 public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.Objectives> objectivesOverride,
                             Duration window, Duration grace, Duration tokenWait, Duration orphanExpiry,
-                            Duration liveInterval, int upstreamPartitions, TopicNames topics) {
+                            Duration liveInterval, int upstreamPartitions, TopicNames topics, Selection selection) {
+
+    /**
+     * Which events a replay recomputes, and a quality floor replacing the contract's (what-if).
+     * Events outside the selection are not results of this run and are skipped, not dead-lettered.
+     *
+     * @param runId          only this run's events, or null for all
+     * @param fromUs         only requests completing at or after this, or Long.MIN_VALUE
+     * @param toUs           only requests completing before this, or Long.MAX_VALUE
+     * @param qualityFloor   a quality floor replacing the contract's, or null
+     */
+    public record Selection(String runId, long fromUs, long toUs, Double qualityFloor) {
+        public static final Selection ALL = new Selection(null, Long.MIN_VALUE, Long.MAX_VALUE, null);
+
+        public boolean takes(String run, long completionUs) {
+            return (runId == null || runId.equals(run)) && completionUs >= fromUs && completionUs < toUs;
+        }
+    }
 
     /** Topic names (defaults from DESIGN.md). */
     public record TopicNames(String tokens, String requests, String verdicts, String windowStats, String samples,
@@ -35,32 +52,37 @@ public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.O
 
     public static StreamsConfig defaults(Map<String, Contract> contracts) {
         return new StreamsConfig(contracts, Optional.empty(), Duration.ofSeconds(10), Duration.ofSeconds(5),
-                Duration.ofSeconds(2), Duration.ofMinutes(10), Duration.ofSeconds(1), 1, TopicNames.defaults());
+                Duration.ofSeconds(2), Duration.ofMinutes(10), Duration.ofSeconds(1), 1, TopicNames.defaults(), Selection.ALL);
     }
 
     public StreamsConfig withWindow(Duration size, Duration graceDuration) {
         return new StreamsConfig(contracts, objectivesOverride, size, graceDuration, tokenWait, orphanExpiry,
-                liveInterval, upstreamPartitions, topics);
+                liveInterval, upstreamPartitions, topics, selection);
     }
 
     public StreamsConfig withObjectives(Contract.Objectives o) {
         return new StreamsConfig(contracts, Optional.of(o), window, grace, tokenWait, orphanExpiry, liveInterval,
-                upstreamPartitions, topics);
+                upstreamPartitions, topics, selection);
     }
 
     public StreamsConfig withTopics(TopicNames t) {
         return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval,
-                upstreamPartitions, t);
+                upstreamPartitions, t, selection);
     }
 
     public StreamsConfig withLiveInterval(Duration d) {
         return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, d,
-                upstreamPartitions, topics);
+                upstreamPartitions, topics, selection);
     }
 
     public StreamsConfig withUpstreamPartitions(int n) {
         return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval, n,
-                topics);
+                topics, selection);
+    }
+
+    public StreamsConfig withSelection(Selection s) {
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval,
+                upstreamPartitions, topics, s);
     }
 
     public long windowUs() {

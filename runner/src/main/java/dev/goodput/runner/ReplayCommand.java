@@ -1,0 +1,288 @@
+package dev.goodput.runner;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Durations;
+import dev.goodput.config.Preflight;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.ContractLoader;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroSerdes;
+import dev.goodput.sink.PricesFile;
+import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkConfig;
+import dev.goodput.streams.SloFlags;
+import dev.goodput.streams.StreamsApp;
+import dev.goodput.streams.StreamsConfig;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.streams.KafkaStreams;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code goodput replay}: recomputes a run's results from the retained raw topics with a fresh
+ * application id, into topics named by the replay id (never over the live results): verdicts,
+ * window stats, DLQ and, with prices, cost. With unchanged parameters the final records equal the
+ * live run's byte for byte; with changed SLOs, quality floor, windows or prices it is a what-if,
+ * and every parameter that differs is printed first.
+ */
+@Command(name = "replay", mixinStandardHelpOptions = true,
+        description = "Recompute a run from its retained topics, as it was or under other SLOs, windows or prices.")
+public final class ReplayCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--replay-id", required = true, description = "Names the output topics: llm.window-stats.<id>, llm.verdicts.<id>, ...")
+    String replayId;
+
+    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers.")
+    String bootstrapServer;
+
+    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL.")
+    String registryUrl;
+
+    @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
+    Path streamsConfig;
+
+    @Option(names = "--contract", description = "Contract file(s) of the run (default config/contract.yaml).")
+    List<Path> contracts = new ArrayList<>();
+
+    @Option(names = "--run-id", description = "Only this run's events.")
+    String runId;
+
+    @Option(names = "--from", description = "Only requests completing at or after this instant (ISO-8601).")
+    Instant from;
+
+    @Option(names = "--to", description = "Only requests completing before this instant (ISO-8601).")
+    Instant to;
+
+    @Option(names = "--goodput", arity = "1..*", description = "What-if SLO objectives, ms: ttft:200 tpot:50 e2el:5000.")
+    List<String> goodput;
+
+    @Option(names = "--quality-floor", description = "What-if quality floor (0..1), applied to the recorded quality scores.")
+    Double qualityFloor;
+
+    @Option(names = "--window", defaultValue = "10s", description = "Window size (default: ${DEFAULT-VALUE}, as the live run).")
+    String window;
+
+    @Option(names = "--grace", defaultValue = "5s", description = "Grace (default: ${DEFAULT-VALUE}, as the live run).")
+    String grace;
+
+    @Option(names = "--prices", description = "Price the replay with this price file (published to gpu.prices.<id>); without it no cost is computed.")
+    Path pricesFile;
+
+    @Option(names = "--data-dir", description = "Replay a local run: start the embedded broker and registry on this kept data folder (for example .goodput/data).")
+    Path dataDir;
+
+    @Option(names = "--idle-seconds", defaultValue = "10", description = "Stop once caught up and no output arrived for this long.")
+    double idleSeconds;
+
+    @Override
+    public Integer call() throws Exception {
+        final PrintStream out = System.out;
+        final Map<String, Contract> byId = new LinkedHashMap<>();
+        (contracts.isEmpty() ? List.of(Path.of("config/contract.yaml")) : contracts).forEach(p -> {
+            final Contract c = ContractLoader.load(p);
+            byId.put(c.id(), c);
+        });
+        StreamsConfig config;
+        try {
+            config = StreamsConfig.defaults(byId).withWindow(Durations.parse(window, "--window"), Durations.parse(grace, "--grace"))
+                    .withSelection(new StreamsConfig.Selection(runId, from == null ? Long.MIN_VALUE : micros(from),
+                            to == null ? Long.MAX_VALUE : micros(to), qualityFloor));
+            if (goodput != null) {
+                config = config.withObjectives(SloFlags.parse(goodput));
+            }
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        final StreamsConfig.TopicNames live = config.topics();
+        config = config.withTopics(new StreamsConfig.TopicNames(live.tokens(), live.requests(),
+                live.verdicts() + "." + replayId, live.windowStats() + "." + replayId, live.samples(), live.dlq() + "." + replayId));
+        for (String line : differences(config, byId)) {
+            out.println("what-if: " + line);
+        }
+        final LocalCluster local = dataDir == null ? null
+                : LocalCluster.start(dataDir, false, 0, 0, dev.goodput.topics.Topics.ALL);
+        try {
+            return replay(out, config, byId, local);
+        } finally {
+            if (local != null) {
+                local.close();
+            }
+        }
+    }
+
+    private int replay(PrintStream out, StreamsConfig configured, Map<String, Contract> byId, LocalCluster local)
+            throws Exception {
+        StreamsConfig config = configured;
+        final String bootstrap = local != null ? local.bootstrapServers() : bootstrapServer;
+        final Properties client = ClientConfig.merge(streamsConfig, System.getenv(),
+                bootstrap == null ? Map.of() : Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
+                Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
+        Preflight.kafka(client, 10_000);
+        final SchemaRegistryClient registry = new SchemaRegistryClient(local != null ? local.registryUrl() : registryUrl);
+        Preflight.registry(registry);
+        final int partitions = StreamsApp.prepareTopics(client, config);
+        config = config.withUpstreamPartitions(partitions);
+        final String appId = "goodput-replay-" + replayId;
+        final Path state = Files.createTempDirectory("goodput-replay-state");
+        final long t0 = System.nanoTime();
+        final KafkaStreams streams = StreamsApp.start(config, new AvroSerdes(registry),
+                StreamsApp.streamsProperties(client, appId, state), false);
+        SinkCommand.Running sink = null;
+        if (pricesFile != null) {
+            final Map<String, Double> peaks = new HashMap<>();
+            byId.values().forEach(c -> {
+                if (c.hardware().peakOutputTokensPerS() != null) {
+                    peaks.put(c.id(), c.hardware().peakOutputTokensPerS());
+                }
+            });
+            final SinkConfig d = SinkConfig.defaults(peaks);
+            sink = SinkCommand.start(client, registry, new SinkConfig(d.pricesTopic() + "." + replayId,
+                    config.topics().windowStats(), d.costTopic() + "." + replayId, config.topics().dlq(), d.rollingSpans(), peaks),
+                    PricesFile.load(pricesFile), appId + "-sink", state.resolve("sink"), "127.0.0.1", 0);
+        }
+        try {
+            final long[] progress = follow(client, appId, List.of(config.topics().tokens(), config.topics().requests()), out, t0);
+            final double seconds = progress[1] / 1e9;
+            final double runSeconds = runDuration(client, registry, runId);
+            out.printf(Locale.ROOT, "replay %s done: %,d input records in %.1f s (%,.0f records/s)%s; results in %s, %s, %s%s%n",
+                    replayId, progress[0], seconds, progress[0] / seconds,
+                    runSeconds > 0 ? String.format(Locale.ROOT, "; the run took %.1f s: %.1fx its real duration", runSeconds,
+                            runSeconds / seconds) : "",
+                    config.topics().windowStats(), config.topics().verdicts(), config.topics().dlq(),
+                    pricesFile == null ? "" : ", llm.cost." + replayId);
+        } finally {
+            if (sink != null) {
+                sink.close();
+            }
+            StreamsApp.close(streams);
+        }
+        return 0;
+    }
+
+    /** Every parameter that differs from the contract and the live defaults, one line each. */
+    static List<String> differences(StreamsConfig c, Map<String, Contract> contracts) {
+        final List<String> out = new ArrayList<>();
+        for (Contract k : contracts.values()) {
+            final Contract.Objectives o = c.objectives(k);
+            diff(out, "TTFT objective", k.objectives().ttftUs().orElse(null), o.ttftUs().orElse(null));
+            diff(out, "TPOT objective", k.objectives().tpotUs().orElse(null), o.tpotUs().orElse(null));
+            diff(out, "E2E objective", k.objectives().e2eUs().orElse(null), o.e2eUs().orElse(null));
+            if (c.selection().qualityFloor() != null && c.selection().qualityFloor() != k.quality().floor()) {
+                out.add("quality floor " + k.quality().floor() + " -> " + c.selection().qualityFloor());
+            }
+        }
+        if (!c.window().equals(Duration.ofSeconds(10))) {
+            out.add("window 10 s -> " + c.window().toMillis() / 1000.0 + " s");
+        }
+        if (!c.grace().equals(Duration.ofSeconds(5))) {
+            out.add("grace 5 s -> " + c.grace().toMillis() / 1000.0 + " s");
+        }
+        return out;
+    }
+
+    private static void diff(List<String> out, String what, Long live, Long now) {
+        if (!java.util.Objects.equals(live, now)) {
+            out.add(what + " " + (live == null ? "none" : live / 1000.0 + " ms") + " -> " + (now == null ? "none" : now / 1000.0 + " ms"));
+        }
+    }
+
+    /** Real duration of the run (or of every run): first intended send to last request event, from llm.runs. */
+    private static double runDuration(Properties client, SchemaRegistryClient registry, String runId) {
+        final Properties p = new Properties();
+        p.put("bootstrap.servers", client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG));
+        p.put("group.id", "goodput-replay-runs-" + System.nanoTime());
+        p.put("auto.offset.reset", "earliest");
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<String, dev.goodput.avro.RunSummary> c =
+                     new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
+                             new dev.goodput.serde.AvroDeserializer<>(registry, dev.goodput.avro.RunSummary.class))) {
+            c.subscribe(List.of(dev.goodput.topics.Topics.RUNS.name()));
+            int idle = 0;
+            while (idle < 4) {
+                final var records = c.poll(Duration.ofMillis(250));
+                idle = records.isEmpty() ? idle + 1 : 0;
+                for (var r : records) {
+                    if (runId == null || runId.equals(r.value().getRunId())) {
+                        first = Math.min(first, r.value().getStartedUs().toEpochMilli());
+                        last = Math.max(last, r.value().getEndedUs().toEpochMilli());
+                    }
+                }
+            }
+        }
+        return last > first ? (last - first) / 1000.0 : 0;
+    }
+
+    /**
+     * Prints progress until the app has caught up with its inputs and its output has been quiet for
+     * a while; returns the records processed and the nanoseconds it took to catch up.
+     */
+    private long[] follow(Properties client, String group, List<String> topics, PrintStream out, long t0) throws Exception {
+        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
+                client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)))) {
+            final Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
+            for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
+                d.partitions().forEach(p -> specs.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
+            }
+            final var ends = admin.listOffsets(specs).all().get();
+            final long total = ends.values().stream().mapToLong(e -> e.offset()).sum();
+            long caughtUpAt = 0;
+            long lastPrint = 0;
+            while (true) {
+                final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+                long done = 0;
+                for (var e : ends.entrySet()) {
+                    final OffsetAndMetadata c = committed.get(e.getKey());
+                    done += c == null ? 0 : Math.min(c.offset(), e.getValue().offset());
+                }
+                final long now = System.nanoTime();
+                if (now - lastPrint > 5_000_000_000L) {
+                    lastPrint = now;
+                    final double s = (now - t0) / 1e9;
+                    final double rate = done / Math.max(s, 1e-9);
+                    out.printf(Locale.ROOT, "%8.1f s: %,d of %,d records (%.1f%%), %,.0f records/s, about %.0f s left%n", s, done,
+                            total, total == 0 ? 100.0 : 100.0 * done / total, rate, rate > 0 ? (total - done) / rate : 0);
+                }
+                // transaction markers take offsets too: within one per partition of the end is the end
+                if (done >= total - ends.size()) {
+                    if (caughtUpAt == 0) {
+                        caughtUpAt = now;
+                    } else if (now - caughtUpAt > idleSeconds * 1e9) {
+                        return new long[] {done, caughtUpAt - t0};
+                    }
+                } else {
+                    caughtUpAt = 0;
+                }
+                Thread.sleep(200);
+            }
+        }
+    }
+
+    private static long micros(Instant i) {
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+    }
+}
