@@ -43,11 +43,9 @@ final class LiveTable implements Runnable, AutoCloseable {
         this.windowTopic = topic;
         this.windows = new AvroDeserializer<>(registry, WindowStats.class);
         this.costs = new AvroDeserializer<>(registry, CostRecord.class);
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "goodput-live-table-" + System.nanoTime());
+        final Properties p = dev.goodput.config.ReaderProps.committedFromStart(bootstrap, "goodput-live-table");
+        // the table shows what closes from now on, not the history kept in the data folder
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         consumer.subscribe(List.of(topic, costTopic));
         this.out = out;

@@ -20,7 +20,6 @@ import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -55,11 +54,7 @@ public final class FileExporter implements AutoCloseable {
         }
         this.windowFiles = new Sink(dir, "window-stats");
         this.costFiles = new Sink(dir, "cost");
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "goodput-files-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        final Properties p = dev.goodput.config.ReaderProps.committedFromStart(bootstrap, "goodput-files");
         this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         consumer.subscribe(List.of(windowTopic, costTopic));
         this.thread = new Thread(this::run, "goodput-files");

@@ -16,7 +16,6 @@ import dev.goodput.serde.AvroDeserializer;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -81,11 +80,7 @@ public final class MetricsExporter implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port, e);
         }
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "goodput-metrics-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        final Properties p = dev.goodput.config.ReaderProps.committedFromStart(bootstrap, "goodput-metrics");
         this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         consumer.subscribe(List.of(windowTopic, costTopic));
         this.thread = new Thread(this::run, "goodput-metrics");
