@@ -32,8 +32,13 @@ public final class Main {
     }
 
     /** Runs the command line and returns the exit code (tests call this instead of main). */
+    /** The command line, for parsing without running (the compose check uses it). */
+    static CommandLine commandLine() {
+        return new CommandLine(new Main());
+    }
+
     public static int run(String... args) {
-        final CommandLine cli = new CommandLine(new Main());
+        final CommandLine cli = commandLine();
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof ContractException ce) {
                 cmd.getErr().println("goodput: " + ce.getMessage());

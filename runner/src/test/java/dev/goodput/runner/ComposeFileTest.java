@@ -1,0 +1,115 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.sink.GoodputMetrics;
+import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
+
+/**
+ * No Docker engine runs here, so docker-compose.yml is checked as far as a file can be: its shape,
+ * pinned images, health checks, dependencies, mounted files, every goodput command parsed by the
+ * real CLI; and the Grafana dashboard may only use metrics the sink exposes.
+ */
+class ComposeFileTest {
+
+    private static final Path ROOT = Path.of("..");
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Map<String, Object>> services() throws Exception {
+        final Map<String, Object> compose = new Yaml().load(Files.readString(ROOT.resolve("docker-compose.yml")));
+        return (Map<String, Map<String, Object>>) compose.get("services");
+    }
+
+    @Test
+    void everyServiceIsPinnedHealthyAndWired() throws Exception {
+        final Map<String, Map<String, Object>> services = services();
+        assertThat(services.keySet()).containsExactlyInAnyOrder("kafka", "schema-registry", "prices", "streams", "sink",
+                "producer", "prometheus", "grafana");
+        for (Map.Entry<String, Map<String, Object>> e : services.entrySet()) {
+            final Map<String, Object> s = e.getValue();
+            if (s.containsKey("image")) {
+                assertThat((String) s.get("image")).as(e.getKey()).matches("[a-z0-9./-]+:v?[0-9][A-Za-z0-9._-]*");
+            } else {
+                assertThat(s.get("build")).as(e.getKey()).isEqualTo(".");
+            }
+            if (s.get("depends_on") instanceof Map<?, ?> deps) {
+                assertThat(services.keySet()).as(e.getKey() + " depends on").containsAll(deps.keySet().stream().map(String::valueOf).toList());
+            }
+        }
+        for (String healthy : List.of("kafka", "schema-registry", "sink", "prometheus", "grafana")) {
+            assertThat(services.get(healthy)).as(healthy).containsKey("healthcheck");
+        }
+        assertThat(ROOT.resolve("Dockerfile")).exists();
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyGoodputCommandParsesAndItsFilesExist() throws Exception {
+        for (Map.Entry<String, Map<String, Object>> e : services().entrySet()) {
+            if (!".".equals(e.getValue().get("build"))) {
+                continue;
+            }
+            final List<String> command = (List<String>) e.getValue().get("command");
+            // throws on an unknown subcommand or flag, or a bad value
+            Main.commandLine().parseArgs(command.toArray(new String[0]));
+            for (String arg : command) {
+                if (arg.startsWith("config/")) {
+                    assertThat(ROOT.resolve(arg)).as(e.getKey() + " uses " + arg).exists();
+                }
+            }
+        }
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void mountedFilesExist() throws Exception {
+        for (Map.Entry<String, Map<String, Object>> e : services().entrySet()) {
+            final Object volumes = e.getValue().get("volumes");
+            if (volumes instanceof List<?> list) {
+                for (Object v : list) {
+                    final String host = String.valueOf(v).split(":")[0];
+                    assertThat(ROOT.resolve(host)).as(e.getKey() + " mounts " + host).exists();
+                }
+            }
+        }
+        final String prometheus = Files.readString(ROOT.resolve("deploy/prometheus.yml"));
+        assertThat(prometheus).contains("sink:9464");
+    }
+
+    @Test
+    void theDashboardUsesOnlyMetricsTheSinkExposes() throws Exception {
+        final JsonNode dashboard = new ObjectMapper().readTree(ROOT.resolve("deploy/grafana/dashboards/goodput.json").toFile());
+        final List<String> queries = new ArrayList<>();
+        dashboard.path("panels").forEach(p -> p.path("targets").forEach(t -> queries.add(t.path("expr").asText())));
+        dashboard.path("templating").path("list").forEach(v -> queries.add(v.path("query").asText()));
+        final Set<String> used = new TreeSet<>();
+        final Pattern metric = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*(\\{|\\)|$)");
+        for (String q : queries) {
+            final Matcher m = metric.matcher(q.replaceAll("\"[^\"]*\"", "\"\"").replaceAll("label_values\\(", "("));
+            while (m.find()) {
+                if (!m.group(1).equals("scenario")) {
+                    used.add(m.group(1));
+                }
+            }
+        }
+        assertThat(used).hasSizeGreaterThanOrEqualTo(8);
+        assertThat(new GoodputMetrics().names()).containsAll(used);
+        // each required panel: latency percentiles, goodput, good fraction, errors, cost
+        assertThat(used).contains("gen_ai_server_time_to_first_token_seconds", "goodput_inter_token_latency_seconds",
+                "gen_ai_server_time_per_output_token_seconds", "goodput_good_requests_per_second", "goodput_good_fraction",
+                "goodput_window_errors", "goodput_cost_per_successful_million_tokens_usd");
+    }
+}
