@@ -15,9 +15,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
-import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Durations;
-import dev.goodput.config.Preflight;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.ContractLoader;
 import dev.goodput.registry.SchemaRegistryClient;
@@ -55,11 +53,9 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--replay-id", required = true, description = "Names the output topics: llm.window-stats.<id>, llm.verdicts.<id>, ...")
     String replayId;
 
-    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers.")
-    String bootstrapServer;
+    @CommandLine.Mixin
+    dev.goodput.config.Connection connection;
 
-    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL.")
-    String registryUrl;
 
     @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
     Path streamsConfig;
@@ -136,13 +132,10 @@ public final class ReplayCommand implements Callable<Integer> {
     private int replay(PrintStream out, StreamsConfig configured, Map<String, Contract> byId, LocalCluster local)
             throws Exception {
         StreamsConfig config = configured;
-        final String bootstrap = local != null ? local.bootstrapServers() : bootstrapServer;
-        final Properties client = ClientConfig.merge(streamsConfig, System.getenv(),
-                bootstrap == null ? Map.of() : Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap),
-                Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
-        Preflight.kafka(client, 10_000);
-        final SchemaRegistryClient registry = new SchemaRegistryClient(local != null ? local.registryUrl() : registryUrl);
-        Preflight.registry(registry);
+        final Properties client = local != null ? dev.goodput.config.Connection.kafka(streamsConfig, local.bootstrapServers())
+                : connection.kafka(streamsConfig);
+        final SchemaRegistryClient registry = local != null ? dev.goodput.config.Connection.registry(local.registryUrl())
+                : connection.registry();
         final int partitions = StreamsApp.prepareTopics(client, config);
         config = config.withUpstreamPartitions(partitions);
         final String appId = "goodput-replay-" + replayId;

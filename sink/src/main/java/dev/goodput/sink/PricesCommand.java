@@ -7,8 +7,6 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 
 import dev.goodput.avro.GpuPrice;
-import dev.goodput.config.ClientConfig;
-import dev.goodput.config.Preflight;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -23,11 +21,9 @@ public final class PricesCommand implements Callable<Integer> {
     @Option(names = "--file", defaultValue = "config/prices.yaml", description = "Price file (default: ${DEFAULT-VALUE}).")
     Path file;
 
-    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers.")
-    String bootstrapServer;
+    @picocli.CommandLine.Mixin
+    dev.goodput.config.Connection connection;
 
-    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL.")
-    String registryUrl;
 
     @Option(names = "--producer.config", description = "Kafka producer properties file.")
     Path producerConfig;
@@ -35,12 +31,8 @@ public final class PricesCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final List<GpuPrice> prices = PricesFile.load(file);
-        final Properties client = ClientConfig.merge(producerConfig, System.getenv(),
-                bootstrapServer == null ? Map.of() : Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServer),
-                Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
-        Preflight.kafka(client, 10_000);
-        final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
-        Preflight.registry(registry);
+        final Properties client = connection.kafka(producerConfig);
+        final SchemaRegistryClient registry = connection.registry();
         try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
                 client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)))) {
             Topics.createMissing(admin, List.of(Topics.PRICES), (short) 1);

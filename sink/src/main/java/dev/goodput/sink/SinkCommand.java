@@ -9,8 +9,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import dev.goodput.avro.GpuPrice;
-import dev.goodput.config.ClientConfig;
-import dev.goodput.config.Preflight;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.ContractLoader;
 import dev.goodput.registry.SchemaRegistryClient;
@@ -36,11 +34,9 @@ import picocli.CommandLine.Option;
         description = "Price windows with dated GPU prices (llm.cost) and serve Prometheus metrics.")
 public final class SinkCommand implements Callable<Integer> {
 
-    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers.")
-    String bootstrapServer;
+    @picocli.CommandLine.Mixin
+    dev.goodput.config.Connection connection;
 
-    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL.")
-    String registryUrl;
 
     @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
     Path streamsConfig;
@@ -79,12 +75,8 @@ public final class SinkCommand implements Callable<Integer> {
             }
         }
         final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
-        final Properties client = ClientConfig.merge(streamsConfig, System.getenv(),
-                bootstrapServer == null ? Map.of() : Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServer),
-                Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
-        Preflight.kafka(client, 10_000);
-        final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
-        Preflight.registry(registry);
+        final Properties client = connection.kafka(streamsConfig);
+        final SchemaRegistryClient registry = connection.registry();
         final SinkConfig defaults = SinkConfig.defaults(peaks);
         final SinkConfig config = new SinkConfig(defaults.pricesTopic(), defaults.windowStatsTopic(), defaults.costTopic(),
                 defaults.dlqTopic(), rolling.stream().map(r -> dev.goodput.config.Durations.parse(r, "--rolling")).toList(),

@@ -10,13 +10,10 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
-import dev.goodput.config.ClientConfig;
-import dev.goodput.config.Preflight;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.ContractLoader;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.streams.KafkaStreams;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -33,11 +30,9 @@ public final class StreamsCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers (overrides --streams.config).")
-    String bootstrapServer;
+    @picocli.CommandLine.Mixin
+    dev.goodput.config.Connection connection;
 
-    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL.")
-    String registryUrl;
 
     @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
     Path streamsConfig;
@@ -69,12 +64,8 @@ public final class StreamsCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         final dev.goodput.streams.StreamsConfig config = config();
-        final Properties client = ClientConfig.merge(streamsConfig, System.getenv(),
-                bootstrapServer == null ? Map.of() : Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrapServer),
-                Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
-        Preflight.kafka(client, 10_000);
-        final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
-        Preflight.registry(registry);
+        final Properties client = connection.kafka(streamsConfig);
+        final SchemaRegistryClient registry = connection.registry();
         final int partitions = StreamsApp.prepareTopics(client, config);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),
                 StreamsApp.streamsProperties(client, applicationId, stateDir), reset);

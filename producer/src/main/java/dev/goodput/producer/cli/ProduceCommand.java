@@ -13,8 +13,6 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 
-import dev.goodput.config.ClientConfig;
-import dev.goodput.config.Preflight;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.ContractLoader;
 import dev.goodput.producer.Corpus;
@@ -30,7 +28,6 @@ import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -121,11 +118,9 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--continuous-usage", description = "Ask for usage on every chunk (vLLM's continuous_usage_stats) to count tokens per chunk.")
     boolean continuousUsage;
 
-    @Option(names = "--bootstrap-server", description = "Kafka bootstrap servers (overrides --producer.config).")
-    String bootstrapServer;
+    @picocli.CommandLine.Mixin
+    dev.goodput.config.Connection connection;
 
-    @Option(names = "--schema-registry", defaultValue = "http://127.0.0.1:8081", description = "Schema registry URL (default: ${DEFAULT-VALUE}).")
-    String registryUrl;
 
     @Option(names = "--producer.config", description = "Kafka producer properties file.")
     Path producerConfig;
@@ -164,12 +159,8 @@ public final class ProduceCommand implements Callable<Integer> {
         if ("trace".equals(arrivalProcess) && traceFile == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--arrival trace needs --trace-file");
         }
-        final Properties props = ClientConfig.merge(producerConfig, System.getenv(),
-                bootstrapServer == null ? Map.of() : Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServer),
-                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
-        Preflight.kafka(props, 10_000);
-        final SchemaRegistryClient registry = new SchemaRegistryClient(registryUrl);
-        Preflight.registry(registry);
+        final Properties props = connection.kafka(producerConfig);
+        final SchemaRegistryClient registry = connection.registry();
 
         SimServer sim = null;
         try {
