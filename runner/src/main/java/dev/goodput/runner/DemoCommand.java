@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -120,8 +121,7 @@ final class DemoCommand implements Callable<Integer> {
                     StreamsApp.prepareTopics(props, defaults));
             final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
                     StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false);
-            final java.util.Map<String, Double> peaks = contract.hardware().peakOutputTokensPerS() == null ? Map.of()
-                    : Map.of(contract.id(), contract.hardware().peakOutputTokensPerS());
+            final java.util.Map<String, Double> peaks = dev.goodput.sink.SinkConfig.peaks(List.of(contract));
             final dev.goodput.sink.SinkCommand.Running sink = dev.goodput.sink.SinkCommand.start(props, registry,
                     dev.goodput.sink.SinkConfig.defaults(peaks), prices, "goodput-demo-sink", dataDir.resolve("sink-state"),
                     "127.0.0.1", metricsPort);

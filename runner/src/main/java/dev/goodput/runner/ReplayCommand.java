@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -96,11 +95,7 @@ public final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final PrintStream out = System.out;
-        final Map<String, Contract> byId = new LinkedHashMap<>();
-        (contracts.isEmpty() ? List.of(Path.of("config/contract.yaml")) : contracts).forEach(p -> {
-            final Contract c = ContractLoader.load(p);
-            byId.put(c.id(), c);
-        });
+        final Map<String, Contract> byId = ContractLoader.loadAll(contracts);
         StreamsConfig config;
         try {
             config = StreamsConfig.defaults(byId).withWindow(Durations.parse(window, "--window"), Durations.parse(grace, "--grace"))
@@ -145,12 +140,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 StreamsApp.streamsProperties(client, appId, state), false);
         SinkCommand.Running sink = null;
         if (pricesFile != null) {
-            final Map<String, Double> peaks = new HashMap<>();
-            byId.values().forEach(c -> {
-                if (c.hardware().peakOutputTokensPerS() != null) {
-                    peaks.put(c.id(), c.hardware().peakOutputTokensPerS());
-                }
-            });
+            final Map<String, Double> peaks = SinkConfig.peaks(byId.values());
             final SinkConfig d = SinkConfig.defaults(peaks);
             sink = SinkCommand.start(client, registry, new SinkConfig(d.pricesTopic() + "." + replayId,
                     config.topics().windowStats(), d.costTopic() + "." + replayId, config.topics().dlq(), d.rollingSpans(), peaks),

@@ -115,6 +115,16 @@ public final class ContractLoader {
         return build(canonical);
     }
 
+    /** Loads several contract files (config/contract.yaml when none are given), by contract id. */
+    public static java.util.Map<String, Contract> loadAll(List<Path> files) {
+        final java.util.Map<String, Contract> byId = new java.util.LinkedHashMap<>();
+        for (Path p : files.isEmpty() ? List.of(Path.of("config/contract.yaml")) : files) {
+            final Contract c = load(p);
+            byId.put(c.id(), c);
+        }
+        return byId;
+    }
+
     /** Checks that the corpus file (relative paths resolve against {@code baseDir}) has the contract's sha256. */
     public static Path verifyCorpus(Contract contract, Path baseDir) {
         final Path corpus = baseDir.resolve(contract.corpus().path()).normalize();

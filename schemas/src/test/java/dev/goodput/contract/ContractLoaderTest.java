@@ -106,6 +106,14 @@ class ContractLoaderTest {
     }
 
     @Test
+    void loadAllKeysContractsByIdAndDefaultsToTheShippedOne() {
+        final Contract shipped = ContractLoader.load(SHIPPED);
+        assertThat(ContractLoader.loadAll(List.of(SHIPPED, SHIPPED))).containsOnlyKeys(shipped.id());
+        assertThatThrownBy(() -> ContractLoader.loadAll(List.of(Path.of("nope.yaml"))))
+                .isInstanceOf(ContractException.class).hasMessageContaining("nope.yaml");
+    }
+
+    @Test
     void objectivesFromMillisecondsAreInclusiveMicroseconds() {
         final Contract.Objectives o = Contract.Objectives.ofMillis(200.0, 0.5, null);
         assertThat(o.ttftUs()).contains(200_000L);

@@ -1,7 +1,6 @@
 package dev.goodput.sink;
 
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -67,13 +66,7 @@ public final class SinkCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        final Map<String, Double> peaks = new LinkedHashMap<>();
-        for (Path p : contracts) {
-            final Contract c = ContractLoader.load(p);
-            if (c.hardware().peakOutputTokensPerS() != null) {
-                peaks.put(c.id(), c.hardware().peakOutputTokensPerS());
-            }
-        }
+        final Map<String, Double> peaks = SinkConfig.peaks(ContractLoader.loadAll(contracts).values());
         final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
         final Properties client = connection.kafka(streamsConfig);
         final SchemaRegistryClient registry = connection.registry();

@@ -13,6 +13,17 @@ import java.util.Map;
 public record SinkConfig(String pricesTopic, String windowStatsTopic, String costTopic, String dlqTopic,
                          List<Duration> rollingSpans, Map<String, Double> peakTokensPerS) {
 
+    /** Each contract's configured peak output tokens/s, by contract id (contracts without one are left out). */
+    public static Map<String, Double> peaks(java.util.Collection<dev.goodput.contract.Contract> contracts) {
+        final Map<String, Double> peaks = new java.util.LinkedHashMap<>();
+        for (dev.goodput.contract.Contract c : contracts) {
+            if (c.hardware().peakOutputTokensPerS() != null) {
+                peaks.put(c.id(), c.hardware().peakOutputTokensPerS());
+            }
+        }
+        return peaks;
+    }
+
     public static SinkConfig defaults(Map<String, Double> peakTokensPerS) {
         return new SinkConfig("gpu.prices", "llm.window-stats", "llm.cost", "llm.dlq",
                 List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofHours(1)), peakTokensPerS);

@@ -33,6 +33,14 @@ class CostFormulasTest {
     }
 
     @Test
+    void peaksComeFromContractsThatConfigureOne() {
+        final dev.goodput.contract.Contract c = dev.goodput.contract.ContractLoader.load(java.nio.file.Path.of("../config/contract.yaml"));
+        final dev.goodput.contract.Contract none = dev.goodput.contract.ContractLoader.parse("none",
+                c.canonicalJson().replace("\"peak_output_tokens_per_s\":1400", "\"peak_output_tokens_per_s\":null"));
+        assertThat(SinkConfig.peaks(java.util.List.of(c, none))).containsExactly(java.util.Map.entry(c.id(), 1400.0));
+    }
+
+    @Test
     void nothingProducedIsNotZeroCost() {
         assertThat(CostFormulas.computeCostPerMillion(6.5, 1, 0)).isNaN();
         assertThat(CostFormulas.costPerSuccessfulMillion(6.5, 0, 10, 0)).isNaN();

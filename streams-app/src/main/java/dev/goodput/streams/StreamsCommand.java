@@ -81,12 +81,7 @@ public final class StreamsCommand implements Callable<Integer> {
     }
 
     dev.goodput.streams.StreamsConfig config() {
-        final Map<String, Contract> byId = new LinkedHashMap<>();
-        (contracts.isEmpty() ? List.of(Path.of("config/contract.yaml")) : contracts)
-                .forEach(p -> {
-                    final Contract c = ContractLoader.load(p);
-                    byId.put(c.id(), c);
-                });
+        final Map<String, Contract> byId = ContractLoader.loadAll(contracts);
         try {
             dev.goodput.streams.StreamsConfig c = dev.goodput.streams.StreamsConfig.defaults(byId)
                     .withWindow(duration(window, "--window"), duration(grace, "--grace"));

@@ -19,7 +19,6 @@ import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Quality;
-import dev.goodput.producer.Prompts;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
@@ -329,10 +328,6 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         };
     }
 
-    /** Prompt tokens of a text under the contract's tokenizer. */
-    public static int promptTokens(String prompt) {
-        return Prompts.countTokens(prompt);
-    }
 
     private static final class Abandoned extends Exception {
         private static final long serialVersionUID = 1L;

@@ -190,9 +190,6 @@ public final class LoadRun {
         return stats.ttft();
     }
 
-    public Histogram lateness() {
-        return stats.lateness();
-    }
 
     static long processCpuNanos() {
         final var os = ManagementFactory.getOperatingSystemMXBean();
