@@ -86,6 +86,9 @@ final class DemoCommand implements Callable<Integer> {
             converter = DurationConverter.class)
     Duration duration;
 
+    @Option(names = "--report-dir", defaultValue = ".goodput/reports", description = "Where the run's report bundle goes, in a folder named by the run id (default: ${DEFAULT-VALUE}).")
+    Path reportDir;
+
     @Override
     public Integer call() throws InterruptedException {
         final PrintStream out = System.out;
@@ -139,6 +142,7 @@ final class DemoCommand implements Callable<Integer> {
                     model != null ? model : contract.modelName(), apiKeyEnv, Map.of(),
                     externalTarget != null ? java.net.URI.create(externalTarget).getAuthority() : "simulator",
                     Duration.ofSeconds(60), Duration.ofSeconds(15), false);
+            final String targetVersion = dev.goodput.report.Provenance.probeTarget(target.baseUrl());
             try (Generator generator = new Generator(new StreamingClient(1024),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(),
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000), out)) {
@@ -159,6 +163,7 @@ final class DemoCommand implements Callable<Integer> {
                 sink.close();
                 StreamsApp.close(streams);
             }
+            writeReport(out, props, registry, runId, targetVersion);
         } finally {
             if (duration != null) {
                 removeHook(hook);
@@ -166,6 +171,20 @@ final class DemoCommand implements Callable<Integer> {
         }
         out.println("Stopped.");
         return 0;
+    }
+
+    /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */
+    private void writeReport(PrintStream out, Properties props, SchemaRegistryClient registry, String runId, String targetVersion) {
+        final dev.goodput.report.RunRecords records;
+        try {
+            records = dev.goodput.report.RunRecords.load(props, registry, runId, null);
+        } catch (IllegalArgumentException e) {
+            out.println("No report: the run finished no scenario (" + e.getMessage() + ").");
+            return;
+        }
+        final Path page = ReportCommand.write(records, List.of(contractFile), reportDir.resolve(runId), targetVersion,
+                ReportCommand.commands("--data-dir " + dataDir, runId, Main.invocation()), out);
+        out.println("Report: " + page.toAbsolutePath());
     }
 
     private void loop(Generator g, Matrix matrix, Contract contract, Corpus corpus, Target target, String runId,

@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class,
+        subcommands = {DemoCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class,
             BenchProducerCommand.class, BenchStreamsCommand.class})
 public final class Main {
 
@@ -31,13 +31,21 @@ public final class Main {
         System.exit(run(args));
     }
 
-    /** Runs the command line and returns the exit code (tests call this instead of main). */
     /** The command line, for parsing without running (the compose check uses it). */
     static CommandLine commandLine() {
         return new CommandLine(new Main());
     }
 
+    private static volatile String invocation;
+
+    /** The command line being run, as a user would type it (for a report's provenance). */
+    static String invocation() {
+        return invocation;
+    }
+
     public static int run(String... args) {
+        invocation = "./goodput " + String.join(" ", java.util.Arrays.stream(args)
+                .map(a -> a.isEmpty() || a.matches(".*[\\s'\"$`].*") ? "'" + a.replace("'", "'\\''") + "'" : a).toList());
         final CommandLine cli = commandLine();
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof ContractException ce) {

@@ -43,6 +43,9 @@ public final class SimServer implements AutoCloseable {
     private static final int READ_BUFFER = 64 * 1024;
 
     private final Selector selector;
+    /** What {@code GET /version} reports. */
+    public static final String VERSION = "goodput-simulator 0.1.0";
+
     private final ServerSocketChannel server;
     private final Engine engine;
     private final MicroClock clock = MicroClock.system();
@@ -253,6 +256,8 @@ public final class SimServer implements AutoCloseable {
                 case "GET /v1/models" -> respond(200, json("{\"object\":\"list\",\"data\":[{\"id\":\""
                         + engine.config().model() + "\",\"object\":\"model\",\"owned_by\":\"goodput\"}]}"));
                 case "GET /health" -> respond(200, json("{\"status\":\"ok\"}"));
+                // vLLM answers GET /version the same way; the report bundle records it
+                case "GET /version" -> respond(200, json("{\"version\":\"" + VERSION + "\"}"));
                 case "GET /sim/trace" -> respond(200, traceLines());
                 default -> respond(404, json("{\"error\":{\"message\":\"no route " + method + " " + route
                         + "\",\"type\":\"not_found\"}}"));

@@ -1,0 +1,368 @@
+package dev.goodput.report;
+
+import static dev.goodput.report.Fmt.html;
+import static dev.goodput.report.Fmt.ms;
+import static dev.goodput.report.Fmt.num;
+import static dev.goodput.report.Fmt.pct;
+import static dev.goodput.report.Fmt.usd;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.LatencySummary;
+import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.streams.Histograms;
+
+/**
+ * The report's page: one self-contained HTML file (no network, no external script). Tables are
+ * written here; the charts are drawn in the browser from a JSON block by a small inline script,
+ * which marks each chart with how many points it drew.
+ */
+final class HtmlPage {
+
+    private HtmlPage() {
+    }
+
+    static String render(Report r) {
+        final StringBuilder h = new StringBuilder(64 * 1024);
+        final RunRecords run = r.run();
+        final ScenarioSummary t = r.total();
+        h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>Goodput report: ")
+                .append(html(run.runId())).append("</title>\n<style>").append(CSS).append("</style></head>\n<body>\n");
+        h.append("<h1>Goodput report: ").append(html(run.runId()))
+                .append(run.replayId() == null ? "" : " (replay " + html(run.replayId()) + ")").append("</h1>\n");
+        h.append("<p class=\"lead\" id=\"headline\">Goodput <b data-k=\"goodput_rps\">").append(num(t.goodputRps()))
+                .append("</b> good requests/s (<span data-k=\"good_fraction\">").append(pct(t.goodFraction()))
+                .append("</span> of <span data-k=\"requests\">").append(t.requests()).append("</span> requests met every objective and the quality floor); ")
+                .append("cost per successful 1M output tokens <b data-k=\"cost\">").append(usd(t.costPerSuccessfulM()))
+                .append("</b>; contract <code>").append(html(r.contract().id().substring(0, 12))).append("</code>.</p>\n");
+        if (!t.allFinal()) {
+            h.append("<p class=\"warn\">Some windows had not closed when this report was made: their figures are the latest live update.</p>\n");
+        }
+        if (t.generatorSaturated()) {
+            h.append("<p class=\"warn\">The load generator was saturated in at least one scenario (dispatch lateness p99 above its bound): see the generator table.</p>\n");
+        }
+
+        h.append("<h2>Charts</h2>\n<div class=\"charts\">\n");
+        for (String[] c : new String[][] {{"chart-latency-time", "Latency percentiles over time (per window)"},
+                {"chart-ttft-load", "TTFT p99 against load, across the matrix"},
+                {"chart-goodput-load", "Goodput against load, across the matrix"},
+                {"chart-cost-concurrency", "Cost per successful 1M output tokens against concurrency"}}) {
+            h.append("<figure><figcaption>").append(c[1]).append("</figcaption><svg class=\"chart\" id=\"").append(c[0])
+                    .append("\" role=\"img\" aria-label=\"").append(c[1]).append("\"></svg></figure>\n");
+        }
+        h.append("</div>\n");
+
+        scenarios(h, r);
+        percentiles(h, r);
+        validity(h, r);
+        failures(h, r);
+        quality(h, r);
+        windows(h, run);
+        generator(h, run);
+        assumptions(h, r);
+        provenance(h, r);
+
+        h.append("<script type=\"application/json\" id=\"goodput-data\">").append(json(charts(r)).replace("</", "<\\/"))
+                .append("</script>\n<script>").append(script()).append("</script>\n</body></html>\n");
+        return h.toString();
+    }
+
+    private static void scenarios(StringBuilder h, Report r) {
+        h.append("<h2>Scenarios</h2>\n<table id=\"scenarios\"><thead><tr><th>scenario</th><th>load</th><th>measured s</th>"
+                + "<th>requests</th><th>ok</th><th>errors</th><th>timeouts</th><th>good</th><th>good %</th><th>goodput req/s</th>"
+                + "<th>output tok/s</th><th>in flight</th><th>$ / successful 1M</th></tr></thead><tbody>\n");
+        final List<ScenarioSummary> all = new ArrayList<>(r.scenarios());
+        all.add(r.total());
+        for (ScenarioSummary s : all) {
+            h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\"><td>").append(html(s.scenarioId()))
+                    .append("</td><td>").append(s == r.total() ? "" : num(s.load()) + (s.closedLoop() ? " streams" : " req/s"))
+                    .append("</td>");
+            cell(h, "measured_s", num(s.measuredSeconds()));
+            cell(h, "requests", s.requests());
+            cell(h, "ok", s.ok());
+            cell(h, "errors", s.errors());
+            cell(h, "timeouts", s.timeouts());
+            cell(h, "good", s.good());
+            cell(h, "good_fraction", pct(s.goodFraction()));
+            cell(h, "goodput_rps", num(s.goodputRps()));
+            cell(h, "tokens_per_s", num(s.tokensPerS()));
+            cell(h, "in_flight", num(s.inFlight()));
+            cell(h, "cost", usd(s.costPerSuccessfulM()));
+            h.append("</tr>\n");
+        }
+        h.append("</tbody></table>\n<p class=\"note\">Goodput: requests that met every latency objective and the quality floor, per second of "
+                + "measured time (after warm-up). In flight: mean requests in flight by Little's law (ok requests/s x mean E2E).</p>\n");
+    }
+
+    private static void percentiles(StringBuilder h, Report r) {
+        h.append("<h2>Latency percentiles (ms)</h2>\n<table id=\"percentiles\"><thead><tr><th>scenario</th><th>metric</th>"
+                + "<th>samples</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>mean</th></tr></thead><tbody>\n");
+        final List<ScenarioSummary> all = new ArrayList<>(r.scenarios());
+        all.add(r.total());
+        for (ScenarioSummary s : all) {
+            for (String m : ScenarioSummary.METRICS) {
+                final LatencySummary p = Histograms.summary(s.latency().get(m));
+                h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\" data-metric=\"").append(m).append("\"><td>")
+                        .append(html(s.scenarioId())).append("</td><td>").append(m.toUpperCase(java.util.Locale.ROOT)).append("</td>");
+                cell(h, "count", p.getCount());
+                final boolean any = p.getCount() > 0;
+                cell(h, "p50", any ? ms(p.getP50Us()) : "n/a");
+                cell(h, "p90", any ? ms(p.getP90Us()) : "n/a");
+                cell(h, "p95", any ? ms(p.getP95Us()) : "n/a");
+                cell(h, "p99", any ? ms(p.getP99Us()) : "n/a");
+                cell(h, "p999", any ? ms(p.getP999Us()) : "n/a");
+                cell(h, "max", any ? ms(p.getMaxUs()) : "n/a");
+                cell(h, "mean", any ? num(p.getMeanUs() / 1000) : "n/a");
+                h.append("</tr>\n");
+            }
+        }
+        h.append("</tbody></table>\n<p class=\"note\">Merged HdrHistograms of the scenario's windows (3 significant digits); percentiles "
+                + "are never averaged. ITL is every gap between consecutive content chunks; TPOT is per request (E2E - TTFT) / (tokens - 1).</p>\n");
+    }
+
+    private static void validity(StringBuilder h, Report r) {
+        h.append("<h2>Statistical validity of the p99</h2>\n<table id=\"validity\"><thead><tr><th>scenario</th><th>metric</th>"
+                + "<th>samples</th><th>p99 (nearest rank, ms)</th><th>samples needed</th><th>p99 supported</th>"
+                + "<th>early-stopping p99 (ms)</th><th>slowest set aside</th></tr></thead><tbody>\n");
+        final List<ScenarioSummary> all = new ArrayList<>(r.scenarios());
+        all.add(r.total());
+        for (ScenarioSummary s : all) {
+            for (var e : s.earlyStopping().entrySet()) {
+                final ScenarioSummary.Tail t = e.getValue();
+                h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\" data-metric=\"").append(e.getKey())
+                        .append("\" class=\"").append(t.verdict().supported() ? "ok" : "short").append("\"><td>")
+                        .append(html(s.scenarioId())).append("</td><td>").append(e.getKey().toUpperCase(java.util.Locale.ROOT)).append("</td>");
+                cell(h, "samples", t.samples());
+                cell(h, "p99", ms(t.nearestRankP99Us()));
+                cell(h, "min_samples", t.verdict().minSamples());
+                cell(h, "supported", t.verdict().supported() ? "yes" : "no");
+                cell(h, "estimate", ms(t.estimateUs()));
+                cell(h, "discarded", t.verdict().supported() ? String.valueOf(t.verdict().discard()) : "n/a");
+                h.append("</tr>\n");
+            }
+        }
+        h.append("</tbody></table>\n<p class=\"note\">MLPerf LoadGen's early-stopping rule at the 99th percentile with 99% confidence, on the "
+                + "exact per-request values of the ok requests: a p99 is supported once there are enough samples (662 at the least); the "
+                + "early-stopping p99 is then an upper bound that holds at that confidence.</p>\n");
+    }
+
+    private static void failures(StringBuilder h, Report r) {
+        h.append("<h2>Failures by class</h2>\n<table id=\"failures\"><thead><tr><th>scenario</th><th>class</th><th>requests</th></tr></thead><tbody>\n");
+        boolean any = false;
+        for (ScenarioSummary s : r.scenarios()) {
+            for (var e : s.errorsByClass().entrySet()) {
+                any = true;
+                h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\" data-class=\"").append(html(e.getKey()))
+                        .append("\"><td>").append(html(s.scenarioId())).append("</td><td>").append(html(e.getKey())).append("</td>");
+                cell(h, "requests", e.getValue());
+                h.append("</tr>\n");
+            }
+        }
+        if (!any) {
+            h.append("<tr><td colspan=\"3\">no failed request</td></tr>\n");
+        }
+        h.append("</tbody></table>\n");
+    }
+
+    private static void quality(StringBuilder h, Report r) {
+        h.append("<h2>Quality</h2>\n<p>Metric <code>").append(html(r.contract().quality().metric())).append("</code> against the corpus's "
+                + "expected answers, pass at score &ge; ").append(r.contract().quality().floor()).append(".</p>\n");
+        h.append("<table id=\"quality\"><thead><tr><th>scenario</th><th>ok requests</th><th>quality pass</th><th>pass %</th></tr></thead><tbody>\n");
+        final List<ScenarioSummary> all = new ArrayList<>(r.scenarios());
+        all.add(r.total());
+        for (ScenarioSummary s : all) {
+            h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\"><td>").append(html(s.scenarioId())).append("</td>");
+            cell(h, "ok", s.ok());
+            cell(h, "quality_pass", s.qualityPass());
+            cell(h, "quality_fraction", pct(dev.goodput.streams.Definitions.goodFraction(s.qualityPass(), s.ok())));
+            h.append("</tr>\n");
+        }
+        h.append("</tbody></table>\n");
+    }
+
+    private static void windows(StringBuilder h, RunRecords run) {
+        h.append("<h2>Windows</h2>\n<table id=\"windows\"><thead><tr><th>scenario</th><th>window start (UTC)</th><th>final</th>"
+                + "<th>requests</th><th>good</th><th>TTFT p50</th><th>TTFT p99</th><th>ITL p99</th><th>TPOT p99</th><th>E2E p99</th>"
+                + "</tr></thead><tbody>\n");
+        for (WindowStats w : run.windows()) {
+            h.append("<tr data-scenario=\"").append(html(w.getScenarioId())).append("\" data-window=\"")
+                    .append(RunRecords.micros(w.getWindowStartUs())).append("\"><td>").append(html(w.getScenarioId())).append("</td><td>")
+                    .append(w.getWindowStartUs()).append("</td><td>").append(w.getIsFinal() ? "yes" : "live").append("</td>");
+            cell(h, "requests", w.getRequestsTotal());
+            cell(h, "good", w.getGoodRequests());
+            cell(h, "ttft_p50", w.getTtft().getCount() > 0 ? ms(w.getTtft().getP50Us()) : "n/a");
+            cell(h, "ttft_p99", w.getTtft().getCount() > 0 ? ms(w.getTtft().getP99Us()) : "n/a");
+            cell(h, "itl_p99", w.getItl().getCount() > 0 ? ms(w.getItl().getP99Us()) : "n/a");
+            cell(h, "tpot_p99", w.getTpot().getCount() > 0 ? ms(w.getTpot().getP99Us()) : "n/a");
+            cell(h, "e2e_p99", w.getE2e().getCount() > 0 ? ms(w.getE2e().getP99Us()) : "n/a");
+            h.append("</tr>\n");
+        }
+        h.append("</tbody></table>\n");
+    }
+
+    private static void generator(StringBuilder h, RunRecords run) {
+        h.append("<h2>Load generator</h2>\n<table id=\"generator\"><thead><tr><th>scenario</th><th>generator</th><th>target</th>"
+                + "<th>requests</th><th>warm-up</th><th>lateness p99 (ms)</th><th>saturated</th><th>CPU s</th><th>wall s</th></tr></thead><tbody>\n");
+        for (RunSummary s : run.runs()) {
+            h.append("<tr data-scenario=\"").append(html(s.getScenarioId())).append("\"><td>").append(html(s.getScenarioId()))
+                    .append("</td><td>").append(html(s.getGeneratorId())).append("</td><td>").append(html(s.getTargetId())).append("</td>");
+            cell(h, "requests", s.getRequests());
+            cell(h, "warmup", s.getWarmupRequests());
+            cell(h, "lateness_p99", ms(s.getLatenessP99Us()));
+            cell(h, "saturated", s.getGeneratorSaturated() ? "yes" : "no");
+            cell(h, "cpu_s", num(s.getGeneratorCpuS()));
+            cell(h, "wall_s", num(s.getWallS()));
+            h.append("</tr>\n");
+        }
+        h.append("</tbody></table>\n");
+    }
+
+    private static void assumptions(StringBuilder h, Report r) {
+        h.append("<h2>Assumptions</h2>\n<table id=\"prices\"><thead><tr><th>price key</th><th>$ / GPU-hour</th><th>effective from</th>"
+                + "<th>source</th><th>other $ / hour</th><th>cold-start GPU-h / h</th><th>warm headroom</th></tr></thead><tbody>\n");
+        for (GpuPrice p : r.run().prices()) {
+            h.append("<tr><td>").append(html(p.getPriceKey())).append("</td><td>").append(num(p.getUsdPerGpuHour())).append(' ')
+                    .append(html(p.getCurrency())).append("</td><td>").append(p.getEffectiveFromUs()).append("</td><td>")
+                    .append(html(p.getSource())).append("</td><td>")
+                    .append(num(p.getCpuUsdPerHour() + p.getStorageUsdPerHour() + p.getNetworkUsdPerHour()
+                            + p.getObservabilityUsdPerHour() + p.getSupportUsdPerHour()))
+                    .append("</td><td>").append(num(p.getColdStartGpuHoursPerHour())).append("</td><td>")
+                    .append(pct(p.getWarmHeadroomFraction())).append("</td></tr>\n");
+        }
+        if (r.run().prices().isEmpty()) {
+            h.append("<tr><td colspan=\"7\">no price was published for this run's price key: cost is not computed</td></tr>\n");
+        }
+        final var hw = r.contract().hardware();
+        h.append("</tbody></table>\n<ul>\n<li>Hardware: ").append(hw.gpuCount()).append(" x ").append(html(hw.gpuType()))
+                .append(", priced by <code>").append(html(hw.priceKey())).append("</code>; utilization is achieved output tokens/s over ")
+                .append(hw.peakOutputTokensPerS() == null ? "no configured peak (not computed)" : num(hw.peakOutputTokensPerS()) + " tokens/s")
+                .append(".</li>\n<li>Cost: hourly cost (GPUs, CPU, storage, network, observability, support, cold-start GPU time) x "
+                        + "(1 + warm headroom) x measured hours / output tokens of good requests x 1e6.</li>\n<li>Latency objectives (inclusive): ")
+                .append(html(r.contract().canonical().get("latency_objectives"))).append(" ms; quality floor ")
+                .append(r.contract().quality().floor()).append("; warm-up ").append(r.contract().arrival().warmupS())
+                .append(" s excluded from results.</li>\n</ul>\n");
+    }
+
+    private static void provenance(StringBuilder h, Report r) {
+        final Provenance p = r.provenance();
+        h.append("<h2>Provenance</h2>\n<table id=\"provenance\"><tbody>\n");
+        row(h, "run id", r.run().runId());
+        row(h, "contract id", r.contract().id());
+        row(h, "corpus sha256", r.contract().corpus().sha256());
+        row(h, "model", r.contract().modelName() + " (" + r.contract().modelRevision() + ")");
+        row(h, "target server", p.targetVersion() == null ? "did not report a version" : p.targetVersion());
+        row(h, "goodput", p.goodputVersion());
+        row(h, "java", p.javaVersion() + " (" + p.javaVm() + ")");
+        row(h, "kafka clients", p.kafkaClientVersion());
+        row(h, "os", p.os());
+        row(h, "created", p.createdAt());
+        h.append("</tbody></table>\n<h3>Commands</h3>\n");
+        for (var e : p.commands().entrySet()) {
+            h.append("<p>").append(html(e.getKey())).append(":</p><pre>").append(html(e.getValue())).append("</pre>\n");
+        }
+        h.append("<p class=\"note\">Files in this folder: contract.yaml, requests.csv / requests.jsonl (every request, warm-up marked), "
+                + "scenarios.csv, windows.csv, failures.csv, cost.csv, generator.csv, assumptions.json, summary.json; manifest.json "
+                + "holds the versions, the commands and each file's sha256.</p>\n");
+    }
+
+    private static void row(StringBuilder h, String k, Object v) {
+        h.append("<tr><th>").append(html(k)).append("</th><td>").append(html(v)).append("</td></tr>\n");
+    }
+
+    private static void cell(StringBuilder h, String key, Object v) {
+        h.append("<td data-k=\"").append(key).append("\">").append(html(v)).append("</td>");
+    }
+
+    /** The data the page's script draws. */
+    static Map<String, Object> charts(Report r) {
+        final Map<String, Object> charts = new LinkedHashMap<>();
+        final long start = r.run().runs().stream().mapToLong(x -> RunRecords.micros(x.getStartedUs())).min().orElse(0);
+        final Map<String, List<Map<String, Object>>> overTime = new LinkedHashMap<>();
+        for (String s : List.of("TTFT p50", "TTFT p99", "ITL p99", "E2E p99")) {
+            overTime.put(s, new ArrayList<>());
+        }
+        for (WindowStats w : r.run().windows()) {
+            if (w.getRequestsOk() == 0) {
+                continue;
+            }
+            final double x = (RunRecords.micros(w.getWindowEndUs()) - start) / 1e6;
+            final String label = w.getScenarioId();
+            overTime.get("TTFT p50").add(point(x, w.getTtft().getP50Us() / 1000.0, label));
+            overTime.get("TTFT p99").add(point(x, w.getTtft().getP99Us() / 1000.0, label));
+            if (w.getItl().getCount() > 0) {
+                overTime.get("ITL p99").add(point(x, w.getItl().getP99Us() / 1000.0, label));
+            }
+            overTime.get("E2E p99").add(point(x, w.getE2e().getP99Us() / 1000.0, label));
+        }
+        charts.put("chart-latency-time", chart("seconds since the run started (window end)", "milliseconds", overTime));
+        final boolean closed = !r.scenarios().isEmpty() && r.scenarios().get(0).closedLoop();
+        final String load = closed ? "concurrent streams (closed loop)" : "offered load, requests/s (open loop)";
+        final Map<String, List<Map<String, Object>>> ttft = new LinkedHashMap<>();
+        final Map<String, List<Map<String, Object>>> goodput = new LinkedHashMap<>();
+        final Map<String, List<Map<String, Object>>> cost = new LinkedHashMap<>();
+        for (ScenarioSummary s : r.scenarios()) {
+            if (s.ok() > 0) {
+                ttft.computeIfAbsent(s.family(), k -> new ArrayList<>())
+                        .add(point(s.load(), s.latency().get("ttft").getValueAtPercentile(99) / 1000.0, s.scenarioId()));
+            }
+            goodput.computeIfAbsent(s.family(), k -> new ArrayList<>()).add(point(s.load(), s.goodputRps(), s.scenarioId()));
+            if (s.costPerSuccessfulM() != null) {
+                cost.computeIfAbsent(s.family(), k -> new ArrayList<>()).add(point(s.inFlight(), s.costPerSuccessfulM(), s.scenarioId()));
+            }
+        }
+        charts.put("chart-ttft-load", chart(load, "TTFT p99, milliseconds", ttft));
+        charts.put("chart-goodput-load", chart(load, "goodput, good requests/s", goodput));
+        charts.put("chart-cost-concurrency", chart("mean requests in flight (Little's law)", "USD per successful 1M output tokens", cost));
+        return Map.of("charts", charts);
+    }
+
+    private static Map<String, Object> chart(String x, String y, Map<String, List<Map<String, Object>>> series) {
+        final List<Map<String, Object>> list = new ArrayList<>();
+        series.forEach((name, points) -> list.add(Map.of("name", name, "points", points)));
+        return Map.of("x", x, "y", y, "series", list);
+    }
+
+    private static Map<String, Object> point(double x, double y, String label) {
+        return Map.of("x", x, "y", y, "label", label);
+    }
+
+    private static String json(Object o) {
+        try {
+            return new ObjectMapper().writeValueAsString(o);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static String script() {
+        try (InputStream in = HtmlPage.class.getResourceAsStream("charts.js")) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static final String CSS = """
+            body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;color:#222;padding:0 1rem}
+            h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
+            .lead{font-size:1.1rem}.warn{background:#fff4e5;border-left:4px solid #f0a020;padding:.5rem}.note{color:#555;font-size:.9rem}
+            table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
+            th:first-child,td:first-child{text-align:left}thead th{background:#f5f5f5}tr.short td{color:#a33}
+            .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(540px,1fr));gap:1rem}
+            figure{margin:0;border:1px solid #eee;padding:.5rem}figcaption{font-weight:600;margin-bottom:.3rem}
+            svg.chart{width:100%;height:auto}svg .axes line{stroke:#999}svg .axes line.grid{stroke:#eee}
+            svg text{font-size:11px;fill:#444}svg text.title{font-size:12px;fill:#222}svg text.empty{font-size:16px;fill:#999}
+            pre{background:#f7f7f7;padding:.5rem;overflow-x:auto}
+            """;
+}

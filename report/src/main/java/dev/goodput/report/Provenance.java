@@ -1,0 +1,63 @@
+package dev.goodput.report;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.kafka.common.utils.internals.AppInfoParser;
+
+/**
+ * What produced a result: software and runtime versions, the target server's own version when it
+ * reports one, and the exact commands that made the run, the report, and a recomputation.
+ *
+ * @param commands by purpose ("run", "report", "recompute"), each a command line to paste
+ */
+public record Provenance(String goodputVersion, String javaVersion, String javaVm, String kafkaClientVersion, String os,
+                         String targetVersion, Map<String, String> commands, Instant createdAt) {
+
+    /** Goodput's version, as the CLI reports it. */
+    public static final String GOODPUT_VERSION = "0.1.0";
+
+    /** This JVM's facts, with the given target version (null when unknown) and commands. */
+    public static Provenance here(String targetVersion, Map<String, String> commands) {
+        return new Provenance(GOODPUT_VERSION, System.getProperty("java.version"),
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"), AppInfoParser.getVersion(),
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+                targetVersion, new LinkedHashMap<>(commands), Instant.now());
+    }
+
+    /**
+     * Asks an OpenAI-compatible server for its version: {@code GET /version} at the root (vLLM's
+     * route; the simulator answers it too), else the {@code Server} header of {@code GET /v1/models}.
+     * Null when it reports neither; never fails the report.
+     */
+    public static String probeTarget(String baseUrl) {
+        final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        final URI base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
+        try {
+            final HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/version"))
+                    .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+                final JsonNode v = new ObjectMapper().readTree(r.body()).path("version");
+                if (v.isTextual()) {
+                    return v.asText();
+                }
+            }
+            final HttpResponse<Void> m = http.send(HttpRequest.newBuilder(base.resolve("models"))
+                    .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.discarding());
+            return m.headers().firstValue("server").orElse(null);
+        } catch (java.io.IOException | RuntimeException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.goodput.report;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.topics.Topics;
+
+/**
+ * Every record of one run, read back from the topics: the generator's run summaries and request
+ * events, and the results (verdicts, window statistics, cost) of the live pipeline or of a replay
+ * (whose result topics end in {@code .<replay id>}).
+ *
+ * @param windows one record per scenario and window: the final one, or the latest live update
+ *                when the window has not closed
+ * @param costs   the per-window cost records of those windows
+ * @param prices  every price version of the price keys the windows name
+ */
+public record RunRecords(String runId, String replayId, List<RunSummary> runs, List<RequestEvent> requests,
+                         List<RequestVerdict> verdicts, List<WindowStats> windows, List<CostRecord> costs,
+                         List<GpuPrice> prices) {
+
+    /** Reads the run from the cluster; {@code runId} null means the run that ended last; {@code replayId} null means the live results. */
+    public static RunRecords load(Properties client, SchemaRegistryClient registry, String runId, String replayId) {
+        final String suffix = replayId == null ? "" : "." + replayId;
+        final List<RunSummary> runs = TopicSnapshot.read(client, Topics.RUNS.name(), new AvroDeserializer<>(registry, RunSummary.class));
+        final String id = runId != null ? runId : runs.stream().max(Comparator.comparing(RunSummary::getEndedUs))
+                .map(RunSummary::getRunId).orElseThrow(() -> new IllegalStateException(
+                        "no run on " + Topics.RUNS.name() + ": run the generator first, or pass --run-id"));
+        return select(id, replayId, runs,
+                TopicSnapshot.read(client, Topics.REQUESTS.name(), new AvroDeserializer<>(registry, RequestEvent.class)),
+                TopicSnapshot.read(client, Topics.VERDICTS.name() + suffix, new AvroDeserializer<>(registry, RequestVerdict.class)),
+                TopicSnapshot.read(client, Topics.WINDOW_STATS.name() + suffix, new AvroDeserializer<>(registry, WindowStats.class)),
+                TopicSnapshot.read(client, Topics.COST.name() + suffix, new AvroDeserializer<>(registry, CostRecord.class)),
+                TopicSnapshot.read(client, Topics.PRICES.name() + suffix, new AvroDeserializer<>(registry, GpuPrice.class)));
+    }
+
+    /**
+     * Picks one run out of whole topics. Windows carry no run id, so a window belongs to the run
+     * when its contract and scenario are the run's and it overlaps the run's time span.
+     */
+    public static RunRecords select(String runId, String replayId, List<RunSummary> allRuns, List<RequestEvent> allRequests,
+                                    List<RequestVerdict> allVerdicts, List<WindowStats> allWindows, List<CostRecord> allCosts,
+                                    List<GpuPrice> allPrices) {
+        final List<RunSummary> runs = allRuns.stream().filter(r -> r.getRunId().equals(runId)).collect(Collectors.toList());
+        if (runs.isEmpty()) {
+            throw new IllegalArgumentException("no run " + runId + " on " + Topics.RUNS.name() + " (runs there: "
+                    + allRuns.stream().map(RunSummary::getRunId).distinct().collect(Collectors.joining(", ")) + ")");
+        }
+        final Set<String> keys = runs.stream().map(r -> r.getContractId() + "|" + r.getScenarioId()).collect(Collectors.toSet());
+        final long from = runs.stream().mapToLong(r -> micros(r.getStartedUs())).min().orElseThrow();
+        final long to = runs.stream().mapToLong(r -> micros(r.getEndedUs())).max().orElseThrow();
+        final Map<String, WindowStats> windows = new LinkedHashMap<>();
+        for (WindowStats w : allWindows) {
+            if (keys.contains(w.getContractId() + "|" + w.getScenarioId())
+                    && micros(w.getWindowEndUs()) > from && micros(w.getWindowStartUs()) <= to) {
+                final String k = w.getContractId() + "|" + w.getScenarioId() + "|" + micros(w.getWindowStartUs());
+                final WindowStats seen = windows.get(k);
+                if (seen == null || !seen.getIsFinal()) {
+                    windows.put(k, w);
+                }
+            }
+        }
+        final Map<String, CostRecord> costs = new LinkedHashMap<>();
+        for (CostRecord c : allCosts) {
+            final String k = c.getContractId() + "|" + c.getScenarioId() + "|" + micros(c.getWindowStartUs());
+            if ("window".equals(c.getSpan()) && windows.containsKey(k)) {
+                costs.put(k, c);
+            }
+        }
+        final Set<String> priceKeys = windows.values().stream().map(WindowStats::getPriceKey).collect(Collectors.toSet());
+        final List<WindowStats> sorted = new ArrayList<>(windows.values());
+        sorted.sort(Comparator.comparing(WindowStats::getWindowStartUs).thenComparing(WindowStats::getScenarioId));
+        return new RunRecords(runId, replayId, runs,
+                allRequests.stream().filter(r -> r.getRunId().equals(runId)).collect(Collectors.toList()),
+                allVerdicts.stream().filter(v -> v.getRunId().equals(runId)).collect(Collectors.toList()),
+                sorted, new ArrayList<>(costs.values()),
+                allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()));
+    }
+
+    /** The scenarios of the run in the order they first ran. */
+    public List<String> scenarioIds() {
+        return runs.stream().sorted(Comparator.comparing(RunSummary::getStartedUs)).map(RunSummary::getScenarioId)
+                .distinct().collect(Collectors.toList());
+    }
+
+    static long micros(java.time.Instant i) {
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.goodput.report;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
+
+/**
+ * Everything a topic holds now: reads every partition from its beginning up to the end offsets
+ * taken at the start (committed records only), with no consumer group. A report reads whole
+ * topics this way so that it is exact, not "whatever arrived before a timeout".
+ */
+public final class TopicSnapshot {
+
+    private static final Duration POLL = Duration.ofMillis(200);
+    private static final Duration LIMIT = Duration.ofMinutes(10);
+
+    private TopicSnapshot() {
+    }
+
+    /** The values of every record in {@code topic}, in partition then offset order; a missing topic reads as empty. */
+    public static <V> List<V> read(Properties client, String topic, Deserializer<V> values) {
+        final Properties p = new Properties();
+        p.putAll(client);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            final var info = c.listTopics(Duration.ofSeconds(30)).get(topic);
+            if (info == null) {
+                return List.of();
+            }
+            final List<TopicPartition> parts = info.stream().map(i -> new TopicPartition(topic, i.partition()))
+                    .sorted(java.util.Comparator.comparingInt(TopicPartition::partition)).collect(Collectors.toList());
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            final Map<TopicPartition, Long> ends = c.endOffsets(parts);
+            final Map<Integer, List<V>> byPartition = new java.util.TreeMap<>();
+            final long deadline = System.nanoTime() + LIMIT.toNanos();
+            while (!done(c, ends)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("reading " + topic + " did not reach its end offsets " + ends + " in " + LIMIT);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(POLL)) {
+                    if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
+                        byPartition.computeIfAbsent(r.partition(), k -> new ArrayList<>())
+                                .add(values.deserialize(r.topic(), r.headers(), r.value()));
+                    }
+                }
+            }
+            final List<V> out = new ArrayList<>();
+            byPartition.values().forEach(out::addAll);
+            return out;
+        }
+    }
+
+    private static boolean done(KafkaConsumer<?, ?> c, Map<TopicPartition, Long> ends) {
+        for (var e : ends.entrySet()) {
+            if (c.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

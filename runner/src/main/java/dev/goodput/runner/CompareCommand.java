@@ -1,0 +1,54 @@
+package dev.goodput.runner;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import dev.goodput.report.Comparison;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code goodput compare A B}: two report bundles side by side, with their contracts' differences
+ * listed field by field and a warning when one makes the comparison unfair.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = "Compare two report bundles: goodput, cost per successful 1M, quality, latency; contract differences.")
+final class CompareCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Parameters(index = "0", description = "Report bundle A (a folder written by goodput report or goodput demo).")
+    Path a;
+
+    @Parameters(index = "1", description = "Report bundle B.")
+    Path b;
+
+    @Option(names = "--out", description = "Also write compare.html there.")
+    Path out;
+
+    @Option(names = "--fail-if-unfair", description = "Exit 1 when the contracts differ in a field that makes the comparison unfair.")
+    boolean failIfUnfair;
+
+    @Override
+    public Integer call() throws IOException {
+        final Comparison c;
+        try {
+            c = Comparison.of(a, b);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        System.out.print(c.text());
+        if (out != null) {
+            Files.createDirectories(out);
+            Files.writeString(out.resolve("compare.html"), c.html(), StandardCharsets.UTF_8);
+            System.out.println("compare: " + out.resolve("compare.html").toAbsolutePath());
+        }
+        return failIfUnfair && c.unfair() ? Main.EXIT_FAILED : 0;
+    }
+}

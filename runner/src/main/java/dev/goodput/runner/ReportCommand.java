@@ -1,0 +1,123 @@
+package dev.goodput.runner;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.ContractLoader;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.report.Bundle;
+import dev.goodput.report.Provenance;
+import dev.goodput.report.Report;
+import dev.goodput.report.RunRecords;
+import dev.goodput.topics.Topics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code goodput report}: the report bundle of a run (or of a replay of it), read back from the
+ * topics: a folder with the page, the raw per-request results, percentiles, failures, quality,
+ * cost, assumptions and provenance.
+ */
+@Command(name = "report", mixinStandardHelpOptions = true,
+        description = "Write the report bundle (HTML page with charts, CSV/JSON results, assumptions, provenance) of a run.")
+final class ReportCommand implements Callable<Integer> {
+
+    @Mixin
+    dev.goodput.config.Connection connection;
+
+    @Option(names = "--data-dir", description = "Report on a kept local run: start the embedded broker and registry on this data folder.")
+    Path dataDir;
+
+    @Option(names = "--run-id", description = "The run (default: the run that ended last).")
+    String runId;
+
+    @Option(names = "--replay-id", description = "Report the results of this replay (llm.*.<id>) instead of the live ones.")
+    String replayId;
+
+    @Option(names = "--contract", description = "Contract file(s); the one whose id the run carries is used (default config/contract.yaml).")
+    List<Path> contracts = new ArrayList<>();
+
+    @Option(names = "--out", description = "Bundle folder (default: .goodput/reports/<run id>[-<replay id>]).")
+    Path out;
+
+    @Option(names = "--target-version", description = "The target server's version, when the report cannot ask it.")
+    String targetVersion;
+
+    @Override
+    public Integer call() {
+        final LocalCluster local = dataDir == null ? null : LocalCluster.start(dataDir, false, 0, 0, Topics.ALL);
+        try {
+            final Properties client = local != null ? dev.goodput.config.Connection.kafka(null, local.bootstrapServers())
+                    : connection.kafka(null);
+            final SchemaRegistryClient registry = local != null ? dev.goodput.config.Connection.registry(local.registryUrl())
+                    : connection.registry();
+            final RunRecords run = RunRecords.load(client, registry, runId, replayId);
+            final String where = dataDir != null ? "--data-dir " + dataDir
+                    : "--bootstrap-server " + client.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl();
+            final Path page = write(run, contractFiles(contracts), out, targetVersion,
+                    commands(where, run.runId(), Main.invocation()), System.out);
+            System.out.println("report: " + page.toAbsolutePath());
+            return 0;
+        } finally {
+            if (local != null) {
+                local.close();
+            }
+        }
+    }
+
+    static List<Path> contractFiles(List<Path> given) {
+        return given.isEmpty() ? List.of(Path.of("config/contract.yaml")) : given;
+    }
+
+    /** The commands that made, report and recompute a run, for its provenance. */
+    static Map<String, String> commands(String where, String runId, String invocation) {
+        final Map<String, String> c = new LinkedHashMap<>();
+        if (invocation != null) {
+            c.put("this run or report", invocation);
+        }
+        c.put("report again", "./goodput report " + where + " --run-id " + runId);
+        c.put("recompute from the raw topics", "./goodput replay " + where + " --run-id " + runId
+                + " --replay-id check --prices config/prices.yaml && ./goodput report " + where + " --run-id " + runId
+                + " --replay-id check");
+        return c;
+    }
+
+    /** Writes the bundle of an already read run and returns its page. */
+    static Path write(RunRecords run, List<Path> contractFiles, Path outDir, String targetVersion, Map<String, String> commands,
+                      java.io.PrintStream log) {
+        final String wanted = run.runs().get(0).getContractId();
+        Path file = null;
+        Contract contract = null;
+        for (Path p : contractFiles) {
+            final Contract c = ContractLoader.load(p);
+            if (c.id().equals(wanted)) {
+                file = p;
+                contract = c;
+            }
+        }
+        if (contract == null) {
+            throw new StartupException("run " + run.runId() + " ran under contract " + wanted + "; none of " + contractFiles
+                    + " has that id (pass the run's contract with --contract <file>)", Main.EXIT_REFUSED, null);
+        }
+        final String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        final Path dir = outDir != null ? outDir
+                : Path.of(".goodput", "reports", run.runId() + (run.replayId() == null ? "" : "-" + run.replayId()));
+        return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(targetVersion, commands)));
+    }
+}

@@ -1,0 +1,258 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.report.Fmt;
+import dev.goodput.report.TopicSnapshot;
+import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.streams.Histograms;
+import dev.goodput.topics.Topics;
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Two short one-command local runs ({@code goodput demo}) on one kept data folder, under contracts
+ * that differ in one field (the TTFT objective). Each run writes its report bundle; the page is
+ * rendered by headless Chromium, and every chart must have drawn and every table must hold the
+ * numbers the run's topics hold. Then {@code goodput compare} on the two bundles lists exactly
+ * that field and warns that the comparison is unfair.
+ */
+class ReportIT {
+
+    @TempDir
+    static Path dir;
+
+    static Path bundleA;
+    static Path bundleB;
+    static Path dataDir;
+
+    @BeforeAll
+    static void twoRuns() throws IOException {
+        final Path config = dir.resolve("config");
+        Files.createDirectories(config.resolve("corpus"));
+        Files.copy(Path.of("../config/corpus/prompts.jsonl"), config.resolve("corpus/prompts.jsonl"));
+        final String contract = Files.readString(Path.of("../config/contract.yaml")).replace("warmup_s: 2", "warmup_s: 1");
+        assertThat(contract).contains("ttft_ms: 500");
+        Files.writeString(config.resolve("a.yaml"), contract);
+        Files.writeString(config.resolve("b.yaml"), contract.replace("ttft_ms: 500", "ttft_ms: 15"));
+        Files.writeString(config.resolve("matrix.yaml"), "prompt_tokens: [64]\noutput_tokens: [32]\nrates_rps: [10, 40]\n"
+                + "cache: [cold]\nduration_s: 5\n");
+        dataDir = dir.resolve("data");
+        final Path reports = dir.resolve("reports");
+        bundleA = demo(config.resolve("a.yaml"), config, reports, true);
+        bundleB = demo(config.resolve("b.yaml"), config, reports, false);
+    }
+
+    private static Path demo(Path contract, Path config, Path reports, boolean fresh) throws IOException {
+        final List<String> args = new ArrayList<>(List.of("demo", "--data-dir", dataDir.toString(), "--contract", contract.toString(),
+                "--matrix", config.resolve("matrix.yaml").toString(), "--prices", "../config/prices.yaml", "--duration", "26s",
+                "--report-dir", reports.toString()));
+        if (fresh) {
+            args.add("--fresh");
+        }
+        final PrintStream stdout = System.out;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            assertThat(Main.run(args.toArray(String[]::new))).isZero();
+        } finally {
+            System.setOut(stdout);
+        }
+        final String out = captured.toString(StandardCharsets.UTF_8);
+        final Matcher m = Pattern.compile("Report: (\\S+)index\\.html").matcher(out);
+        assertThat(m.find()).as("the demo prints its report's path:%n%s", out).isTrue();
+        return Path.of(m.group(1));
+    }
+
+    @Test
+    void chromiumDrawsEveryChartAndTheTablesHoldTheRunsNumbers() throws Exception {
+        final String dom = renderInChromium(bundleA.resolve("index.html"));
+        assertThat(dom).contains("data-charts-drawn=\"4\"");
+        for (String chart : List.of("chart-latency-time", "chart-ttft-load", "chart-goodput-load", "chart-cost-concurrency")) {
+            final Matcher m = Pattern.compile("<svg[^>]*id=\"" + chart + "\"[^>]*data-drawn=\"(\\d+)\"").matcher(dom);
+            assertThat(m.find()).as("chart %s was drawn", chart).isTrue();
+            assertThat(Integer.parseInt(m.group(1))).as("points drawn in %s", chart).isPositive();
+            final String svg = dom.substring(m.start(), dom.indexOf("</svg>", m.start()));
+            assertThat(count(svg, "<circle")).as("%s circles", chart).isEqualTo(Integer.parseInt(m.group(1)));
+        }
+        // two loads of one scenario family: two points in each load chart
+        assertThat(drawn(dom, "chart-goodput-load")).isEqualTo(2);
+
+        final String runId = Files.readString(bundleA.resolve("manifest.json")).replaceAll("(?s).*\"run_id\" : \"([^\"]+)\".*", "$1");
+        try (LocalCluster cluster = LocalCluster.start(dataDir, false, 0, 0, Topics.ALL)) {
+            final Properties client = dev.goodput.config.Connection.kafka(null, cluster.bootstrapServers());
+            final var registry = dev.goodput.config.Connection.registry(cluster.registryUrl());
+            final var runs = TopicSnapshot.read(client, Topics.RUNS.name(), new AvroDeserializer<>(registry, dev.goodput.avro.RunSummary.class))
+                    .stream().filter(r -> r.getRunId().equals(runId)).toList();
+            final String contractId = runs.get(0).getContractId();
+            final long from = runs.stream().mapToLong(r -> r.getStartedUs().toEpochMilli() * 1000).min().orElseThrow();
+            final long to = runs.stream().mapToLong(r -> r.getEndedUs().toEpochMilli() * 1000).max().orElseThrow();
+            // the run's windows: final record, else the latest update, as the topic holds them
+            final Map<String, WindowStats> windows = new LinkedHashMap<>();
+            for (WindowStats w : TopicSnapshot.read(client, Topics.WINDOW_STATS.name(), new AvroDeserializer<>(registry, WindowStats.class))) {
+                final long start = w.getWindowStartUs().toEpochMilli() * 1000;
+                if (w.getContractId().equals(contractId) && w.getWindowEndUs().toEpochMilli() * 1000 > from && start <= to) {
+                    final String k = w.getScenarioId() + "|" + start;
+                    if (!windows.containsKey(k) || !windows.get(k).getIsFinal()) {
+                        windows.put(k, w);
+                    }
+                }
+            }
+            final List<RequestVerdict> verdicts = TopicSnapshot.read(client, Topics.VERDICTS.name(),
+                    new AvroDeserializer<>(registry, RequestVerdict.class)).stream().filter(v -> v.getRunId().equals(runId)).toList();
+            final List<String> scenarios = runs.stream().map(r -> r.getScenarioId()).distinct().toList();
+            assertThat(scenarios).containsExactlyInAnyOrder("p64-o32-r10-cold", "p64-o32-r40-cold");
+            for (String s : scenarios) {
+                long requests = 0;
+                long good = 0;
+                final Histogram ttft = Histograms.request();
+                for (WindowStats w : windows.values()) {
+                    if (w.getScenarioId().equals(s)) {
+                        requests += w.getRequestsTotal();
+                        good += w.getGoodRequests();
+                        if (w.getTtft().getCount() > 0) {
+                            ttft.add(Histograms.decode(bytes(w.getTtft().getHistogram())));
+                        }
+                    }
+                }
+                assertThat(requests).as("%s requests", s).isPositive();
+                final String row = row(dom, "scenarios", s, null);
+                assertThat(cell(row, "requests")).as("%s requests", s).isEqualTo(String.valueOf(requests));
+                assertThat(cell(row, "good")).as("%s good", s).isEqualTo(String.valueOf(good));
+                assertThat(cell(row(dom, "percentiles", s, "ttft"), "p99")).as("%s TTFT p99", s)
+                        .isEqualTo(Fmt.ms(ttft.getValueAtPercentile(99)));
+                assertThat(cell(row(dom, "percentiles", s, "ttft"), "count")).isEqualTo(String.valueOf(ttft.getTotalCount()));
+                final long samples = verdicts.stream().filter(v -> v.getScenarioId().equals(s) && v.getStatus() == RequestStatus.OK
+                        && v.getTtftUs() != null).count();
+                final String validity = row(dom, "validity", s, "ttft");
+                assertThat(cell(validity, "samples")).isEqualTo(String.valueOf(samples));
+                assertThat(cell(validity, "min_samples")).isEqualTo("662");
+                assertThat(cell(validity, "supported")).isEqualTo(samples >= 662 ? "yes" : "no");
+            }
+        }
+        // the bundle's files
+        for (String f : List.of("contract.yaml", "requests.csv", "requests.jsonl", "scenarios.csv", "windows.csv", "failures.csv",
+                "cost.csv", "generator.csv", "assumptions.json", "summary.json", "manifest.json")) {
+            assertThat(bundleA.resolve(f)).exists();
+        }
+        assertThat(Files.readString(bundleA.resolve("manifest.json"))).contains("\"target_server\" : \"goodput-simulator 0.1.0\"")
+                .contains("goodput replay --data-dir");
+        assertThat(Files.readString(bundleA.resolve("assumptions.json"))).contains("example-cloud/h100-sxm").contains("effective_from");
+        final long jsonl;
+        try (Stream<String> lines = Files.lines(bundleA.resolve("requests.jsonl"))) {
+            jsonl = lines.count();
+        }
+        try (Stream<String> lines = Files.lines(bundleA.resolve("requests.csv"))) {
+            assertThat(lines.count()).isEqualTo(jsonl + 1);
+        }
+    }
+
+    @Test
+    void compareListsTheOneDifferingFieldAndWarnsThatItIsUnfair() throws Exception {
+        final PrintStream stdout = System.out;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        final int code;
+        try {
+            code = Main.run("compare", bundleA.toString(), bundleB.toString(), "--out", dir.resolve("cmp").toString());
+        } finally {
+            System.setOut(stdout);
+        }
+        final String text = captured.toString(StandardCharsets.UTF_8);
+        assertThat(code).isZero();
+        assertThat(text).contains("contracts differ in 1 field:").contains("latency_objectives.ttft_ms").contains("500 -> 15")
+                .contains("WARNING: this comparison is unfair");
+        final String html = Files.readString(dir.resolve("cmp/compare.html"));
+        assertThat(count(html, "<tr data-field=")).isEqualTo(1);
+        assertThat(html).contains("data-field=\"latency_objectives.ttft_ms\" class=\"unfair\"");
+        // a 15 ms TTFT objective passes fewer requests than 500 ms under the same load
+        final double goodA = good(bundleA);
+        final double goodB = good(bundleB);
+        assertThat(goodB).isLessThan(goodA);
+        assertThat(Main.run("compare", bundleA.toString(), bundleB.toString(), "--fail-if-unfair")).isEqualTo(Main.EXIT_FAILED);
+        assertThat(Main.run("compare", bundleA.toString(), bundleA.toString(), "--fail-if-unfair")).isZero();
+        assertThat(Main.run("compare", bundleA.toString(), dir.toString())).isEqualTo(Main.EXIT_REFUSED);
+    }
+
+    private static double good(Path bundle) throws IOException {
+        final var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(bundle.resolve("summary.json").toFile());
+        return tree.path("total").path("good_fraction").asDouble();
+    }
+
+    static String renderInChromium(Path page) throws Exception {
+        final String chromium = Stream.of("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
+                .filter(p -> Files.isExecutable(Path.of(p))).findFirst().orElse(null);
+        if (chromium == null) {
+            // CI installs Debian's chromium; there the check must run. Elsewhere it is skipped with a reason.
+            assertThat(System.getenv("CI")).as("chromium is required in CI (apt-get install chromium)").isNull();
+            Assumptions.abort("no chromium here (apt-get install chromium)");
+        }
+        final Path profile = Files.createTempDirectory("chromium-profile");
+        final Process p = new ProcessBuilder(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--user-data-dir=" + profile, "--virtual-time-budget=5000", "--dump-dom", page.toUri().toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        final byte[] out = p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("chromium exit").isZero();
+        return new String(out, StandardCharsets.UTF_8);
+    }
+
+    private static int drawn(String dom, String chart) {
+        final Matcher m = Pattern.compile("id=\"" + chart + "\"[^>]*data-drawn=\"(\\d+)\"").matcher(dom);
+        assertThat(m.find()).isTrue();
+        return Integer.parseInt(m.group(1));
+    }
+
+    private static String row(String dom, String table, String scenario, String metric) {
+        final int t = dom.indexOf("<table id=\"" + table + "\"");
+        assertThat(t).as("table %s", table).isNotNegative();
+        final String body = dom.substring(t, dom.indexOf("</table>", t));
+        final Matcher m = Pattern.compile("<tr data-scenario=\"" + Pattern.quote(scenario) + "\""
+                + (metric == null ? "" : " data-metric=\"" + metric + "\"") + "[^>]*>(.*?)</tr>", Pattern.DOTALL).matcher(body);
+        assertThat(m.find()).as("row %s %s in %s", scenario, metric, table).isTrue();
+        return m.group(1);
+    }
+
+    private static String cell(String row, String key) {
+        final Matcher m = Pattern.compile("<td data-k=\"" + key + "\">([^<]*)</td>").matcher(row);
+        assertThat(m.find()).as("cell %s", key).isTrue();
+        return m.group(1);
+    }
+
+    private static int count(String s, String what) {
+        int n = 0;
+        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static byte[] bytes(java.nio.ByteBuffer b) {
+        final java.nio.ByteBuffer d = b.duplicate();
+        final byte[] out = new byte[d.remaining()];
+        d.get(out);
+        return out;
+    }
+}
