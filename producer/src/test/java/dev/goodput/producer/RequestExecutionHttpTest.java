@@ -78,6 +78,9 @@ class RequestExecutionHttpTest {
             final long firstChunk = us(e.getFirstChunkTimeUs());
             assertThat(firstChunk).isGreaterThanOrEqualTo(truth.firstContentUs());
             assertThat(firstChunk - truth.firstContentUs()).isLessThan(20_000);
+            // the role-only chunk is recorded too, for the vLLM-convention replay: it came first
+            assertThat(us(e.getFirstChoiceTimeUs())).isLessThan(firstChunk);
+            assertThat(us(e.getLastChoiceTimeUs())).isGreaterThanOrEqualTo(us(e.getLastChunkTimeUs()));
             assertThat(us(e.getIntendedSendTimeUs())).isEqualTo(intended);
             assertThat(e.getContentChunks()).isEqualTo(8);
             assertThat(sink.tokensOf("ok-1")).extracting(TokenEvent::getChunkIndex).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);

@@ -92,6 +92,13 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--idle-seconds", defaultValue = "10", description = "Stop once caught up and no output arrived for this long.")
     double idleSeconds;
 
+    @Option(names = "--conventions", description = "Recompute the run under Goodput's, vLLM bench serve's and NVIDIA AIPerf's "
+            + "conventions side by side, with the reasons they differ, into <out>/conventions-<replay id>.json (no streams-app run).")
+    boolean conventions;
+
+    @Option(names = "--out", defaultValue = ".goodput/replays", description = "Folder for --conventions results (default: ${DEFAULT-VALUE}).")
+    Path out;
+
     @Override
     public Integer call() throws Exception {
         final PrintStream out = System.out;
@@ -106,6 +113,9 @@ public final class ReplayCommand implements Callable<Integer> {
             }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (conventions) {
+            return conventions(System.out, config, byId);
         }
         final StreamsConfig.TopicNames live = config.topics();
         config = config.withTopics(new StreamsConfig.TopicNames(live.tokens(), live.requests(),
@@ -163,6 +173,40 @@ public final class ReplayCommand implements Callable<Integer> {
             StreamsApp.close(streams);
         }
         return 0;
+    }
+
+    /** The conventions replay: a batch recomputation of the raw events, printed and written to a file named by the replay id. */
+    private int conventions(PrintStream out, StreamsConfig config, Map<String, Contract> byId) throws java.io.IOException {
+        if (byId.size() != 1 && goodput == null) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--conventions with several contracts needs the objectives given with --goodput");
+        }
+        final Contract.Objectives objectives = config.objectives(byId.values().iterator().next());
+        final LocalCluster local = dataDir == null ? null : LocalCluster.start(dataDir, false, 0, 0, dev.goodput.topics.Topics.ALL);
+        try {
+            final Properties client = local != null ? dev.goodput.config.Connection.kafka(streamsConfig, local.bootstrapServers())
+                    : connection.kafka(streamsConfig);
+            final SchemaRegistryClient registry = local != null ? dev.goodput.config.Connection.registry(local.registryUrl())
+                    : connection.registry();
+            final long t0 = System.nanoTime();
+            final List<dev.goodput.report.ConventionReplay.Scenario> result = dev.goodput.report.ConventionReplay.load(client, registry,
+                    runId, config.selection().fromUs(), config.selection().toUs(), objectives);
+            if (result.isEmpty()) {
+                out.println("replay " + replayId + ": no request events" + (runId == null ? "" : " of run " + runId) + " to recompute");
+                return Main.EXIT_FAILED;
+            }
+            out.print(dev.goodput.report.ConventionReplay.text(result));
+            Files.createDirectories(this.out);
+            final Path file = this.out.resolve("conventions-" + replayId + ".json");
+            Files.write(file, new com.fasterxml.jackson.databind.ObjectMapper().enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsBytes(dev.goodput.report.ConventionReplay.json(replayId, runId, objectives, result)));
+            out.printf(Locale.ROOT, "replay %s done in %.1f s: %s%n", replayId, (System.nanoTime() - t0) / 1e9, file.toAbsolutePath());
+            return 0;
+        } finally {
+            if (local != null) {
+                local.close();
+            }
+        }
     }
 
     /** Every parameter that differs from the contract and the live defaults, one line each. */

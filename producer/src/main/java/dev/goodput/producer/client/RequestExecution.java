@@ -57,6 +57,8 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     private long firstChunkUs = -1;
     private long firstAnswerUs = -1;
     private long lastChunkUs = -1;
+    private long firstChoiceUs = -1;
+    private long lastChoiceUs = -1;
     private int contentChunks;
     private int lastUsageTokens;
     private int usageCompletion = -1;
@@ -214,6 +216,12 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         if (chunk.finishReason() != null) {
             finishSeen = true;
         }
+        if (chunk.hasChoice()) {
+            if (firstChoiceUs < 0) {
+                firstChoiceUs = readUs;
+            }
+            lastChoiceUs = readUs;
+        }
         final StreamChunk.Kind kind = chunk.kind();
         if (kind == StreamChunk.Kind.NONE) {
             return;
@@ -256,6 +264,8 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 .setFirstChunkTimeUs(firstChunkUs >= 0 ? MicroClock.toInstant(firstChunkUs) : null)
                 .setFirstAnswerTimeUs(firstAnswerUs >= 0 ? MicroClock.toInstant(firstAnswerUs) : null)
                 .setLastChunkTimeUs(lastChunkUs >= 0 ? MicroClock.toInstant(lastChunkUs) : null)
+                .setFirstChoiceTimeUs(firstChoiceUs >= 0 ? MicroClock.toInstant(firstChoiceUs) : null)
+                .setLastChoiceTimeUs(lastChoiceUs >= 0 ? MicroClock.toInstant(lastChoiceUs) : null)
                 .setCompletionTimeUs(MicroClock.toInstant(completionUs))
                 .setPromptTokens(usagePrompt >= 0 ? usagePrompt : spec.promptTokens())
                 .setOutputTokens(usageCompletion >= 0 ? usageCompletion : contentChunks)

@@ -22,6 +22,7 @@ public final class StreamChunk {
     private final StringBuilder answer = new StringBuilder();
     private int reasoningChars;
     private boolean toolCall;
+    private boolean hasChoice;
     private String finishReason;
     private int usageCompletionTokens = -1;
     private int usagePromptTokens = -1;
@@ -36,6 +37,7 @@ public final class StreamChunk {
         answer.setLength(0);
         reasoningChars = 0;
         toolCall = false;
+        hasChoice = false;
         finishReason = null;
         usageCompletionTokens = -1;
         usagePromptTokens = -1;
@@ -65,6 +67,7 @@ public final class StreamChunk {
         boolean first = true;
         while (p.nextToken() != JsonToken.END_ARRAY) {
             if (first && p.currentToken() == JsonToken.START_OBJECT) {
+                hasChoice = true;
                 choice(p);
                 first = false;
             } else {
@@ -157,6 +160,11 @@ public final class StreamChunk {
             }
         }
         return message;
+    }
+
+    /** True when the event carries a choice, with or without text (vLLM's bench serve starts TTFT at the first one). */
+    public boolean hasChoice() {
+        return hasChoice;
     }
 
     /** What kind of content the chunk carries; NONE for role-only, empty and usage-only chunks. */

@@ -25,6 +25,16 @@ class StreamChunkTest {
         assertThat(c.kind()).isEqualTo(StreamChunk.Kind.NONE);
         parse("{\"choices\":[{\"delta\":{\"content\":null}}]}");
         assertThat(c.kind()).isEqualTo(StreamChunk.Kind.NONE);
+        assertThat(c.hasChoice()).as("vLLM's bench serve starts TTFT at such a chunk").isTrue();
+    }
+
+    @Test
+    void aUsageOnlyEventCarriesNoChoice() throws IOException {
+        parse("{\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":7}}");
+        assertThat(c.hasChoice()).isFalse();
+        assertThat(c.usageCompletionTokens()).isEqualTo(7);
+        parse("{\"choices\":[{\"delta\":{\"content\":\"x\"}}]}");
+        assertThat(c.hasChoice()).isTrue();
     }
 
     @Test
