@@ -173,7 +173,7 @@ public final class ConventionReplay {
     /** The comparison as text: a table per scenario, then why the numbers differ. */
     public static String text(List<Scenario> scenarios) {
         final StringBuilder sb = new StringBuilder();
-        final String row = "  %-22s %16s %18s %16s%n";
+        final String row = "  %-28s %12s %18s %15s%n";
         for (Scenario s : scenarios) {
             final Result g = s.results().get(Conventions.Tool.GOODPUT);
             sb.append(String.format(Locale.ROOT, "scenario %s: %d requests, %d ok, %.1f s%n", s.scenarioId(), g.requests(), g.ok(),
