@@ -61,6 +61,18 @@ public final class Topics {
     }
 
     /**
+     * The partition of a window-stats record: by its contract|scenario (the key without the window
+     * start), so that one scenario's windows stay on one partition in the order they closed, which
+     * the sink's rolling spans rely on.
+     */
+    public static int windowStatsPartition(String windowKey, int partitions) {
+        final int last = windowKey.lastIndexOf('|');
+        final String scenario = last < 0 ? windowKey : windowKey.substring(0, last);
+        return org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
+                scenario.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % partitions;
+    }
+
+    /**
      * Creates the topics that do not exist yet; existing topics are left as they are.
      *
      * @return names of the topics created

@@ -27,8 +27,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * Prices final window stats with the GPU price version in force at the window's event time (a
  * versioned table: every dated version of every price key is kept, a change never edits history)
- * and emits cost records per window and rolling over configured spans. Reads gpu.prices and the
- * final llm.window-stats records, both on one partition (window stats are few: one per window).
+ * and emits cost records per window and rolling over configured spans. Each task receives every
+ * price record (broadcast) and the final window stats of its scenarios.
  */
 final class CostProcessor implements Processor<String, byte[], String, Object> {
 
@@ -62,8 +62,7 @@ final class CostProcessor implements Processor<String, byte[], String, Object> {
 
     @Override
     public void process(Record<String, byte[]> record) {
-        final String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
-        if (topic.equals(config.pricesTopic())) {
+        if (record.key() != null && record.key().startsWith(SinkTopology.PRICE_PREFIX)) {
             onPrice(record);
         } else {
             onWindow(record);
@@ -169,10 +168,19 @@ final class CostProcessor implements Processor<String, byte[], String, Object> {
     }
 
     private void dead(Record<String, byte[]> record, String reason, String message) {
-        final var meta = context.recordMetadata();
-        context.forward(new Record<String, Object>(record.key(), new DeadBytes(record.value()), record.timestamp(),
-                DeadLetters.headers(STAGE, reason, message, meta.map(m -> m.topic()).orElse("?"),
-                        meta.map(m -> m.partition()).orElse(-1), meta.map(m -> m.offset()).orElse(-1L))));
+        // every task receives every price record: one of them reports a refused one
+        if (context.taskId().partition() != 0) {
+            return;
+        }
+        context.forward(new Record<String, Object>(record.key().substring(SinkTopology.PRICE_PREFIX.length()),
+                new DeadBytes(record.value()), record.timestamp(),
+                DeadLetters.headers(STAGE, reason, message, config.pricesTopic(),
+                        (int) origin(record, SinkTopology.PriceMarker.PARTITION), origin(record, SinkTopology.PriceMarker.OFFSET))));
+    }
+
+    private static long origin(Record<String, byte[]> record, String header) {
+        final org.apache.kafka.common.header.Header h = record.headers().lastHeader(header);
+        return h == null ? -1 : Long.parseLong(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
     }
 
     /** The original bytes of a refused record, for the DLQ sink. */

@@ -125,6 +125,14 @@ public final class SinkCommand implements Callable<Integer> {
     }
 
     /** Each price version keyed by its price key, with its effective date as the record time. */
+    /**
+     * A price version's key on the compacted gpu.prices topic: the price key and the version's
+     * start, so that compaction keeps every version, not just the latest.
+     */
+    static String versionKey(dev.goodput.avro.GpuPrice p) {
+        return p.getPriceKey() + "@" + p.getEffectiveFromUs();
+    }
+
     static void publish(Properties client, SchemaRegistryClient registry, String topic, List<GpuPrice> prices) {
         if (prices.isEmpty()) {
             return;
@@ -135,8 +143,7 @@ public final class SinkCommand implements Callable<Integer> {
         try (KafkaProducer<String, GpuPrice> producer = new KafkaProducer<>(p, new StringSerializer(),
                 new AvroSerializer<>(registry, false))) {
             for (GpuPrice price : prices) {
-                producer.send(new ProducerRecord<>(topic, null, price.getEffectiveFromUs().toEpochMilli(), price.getPriceKey(),
-                        price));
+                producer.send(new ProducerRecord<>(topic, null, price.getEffectiveFromUs().toEpochMilli(), versionKey(price), price));
             }
             producer.flush();
         }

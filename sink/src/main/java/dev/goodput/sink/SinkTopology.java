@@ -1,11 +1,18 @@
 package dev.goodput.sink;
 
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.serde.AvroSerializer;
+import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -15,19 +22,26 @@ import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.Stores;
 
 /**
  * The sink's topology, one pure factory:
  * <pre>
- * gpu.prices ─────────────────────────────┐
- * llm.window-stats ─► (one partition) ────┴─► cost-processor (gpu-price-versions, recent-windows) ─┬─► llm.cost
- *                                                                                                  └─► llm.dlq
+ * gpu.prices ───────► &lt;app&gt;-prices-broadcast-repartition (every price to every partition) ─┐
+ * llm.window-stats ─► &lt;app&gt;-windows-by-scenario-repartition (by contract|scenario) ─────────┴─► cost-processor ─┬─► llm.cost
+ *                                                                      (gpu-price-versions, recent-windows)     └─► llm.dlq
  * </pre>
- * Window stats are few (one per window and scenario), so they meet the prices on one partition and
- * every window sees every price version.
+ * Every task sees every price version and all the windows of its scenarios, in the order they
+ * closed (the streams-app writes a scenario's windows to one partition, see
+ * {@link Topics#windowStatsPartition}), so several instances with one application id split the
+ * work and emit the same records as one.
  */
 public final class SinkTopology {
+
+    /** Marks a price record's key after the merge (window keys never start with it). */
+    static final String PRICE_PREFIX = "\u0000price:";
+
     private SinkTopology() {
     }
 
@@ -37,16 +51,25 @@ public final class SinkTopology {
                 Serdes.ByteArray()));
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(CostProcessor.RECENT), Serdes.String(),
                 Serdes.ByteArray()));
+        // both sides are repartitioned to the same partition count, so each cost task reads one partition of each and
+        // takes records in timestamp order: a price (stamped with its effective date) comes before the windows it prices
+        final int partitions = Topics.WINDOW_STATS.partitions();
         final KStream<String, byte[]> prices = b.stream(c.pricesTopic(),
-                Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("prices-source"));
+                        Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("prices-source"))
+                .process(PriceMarker::new, Named.as("mark-prices"))
+                .repartition(Repartitioned.<String, byte[]>as("prices-broadcast").withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.ByteArray()).withNumberOfPartitions(partitions)
+                        .withStreamPartitioner(new Broadcast()));
         final KStream<String, byte[]> windows = b.stream(c.windowStatsTopic(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("window-stats-source"))
-                .repartition(Repartitioned.<String, byte[]>as("window-stats-one-partition").withKeySerde(Serdes.String())
-                        .withValueSerde(Serdes.ByteArray()).withNumberOfPartitions(1));
+                .selectKey((k, v) -> scenarioKey(k), Named.as("key-windows-by-scenario"))
+                .repartition(Repartitioned.<String, byte[]>as("windows-by-scenario").withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.ByteArray()).withNumberOfPartitions(partitions));
+        final KStream<String, byte[]> merged = prices.merge(windows, Named.as("prices-and-windows"));
         final AvroDeserializer<GpuPrice> priceReader = new AvroDeserializer<>(serdes.registry(), GpuPrice.class);
         final AvroDeserializer<WindowStats> windowReader = new AvroDeserializer<>(serdes.registry(), WindowStats.class);
         final AvroSerializer<GpuPrice> priceWriter = new AvroSerializer<>(serdes.registry(), false);
-        prices.merge(windows, Named.as("prices-and-windows"))
+        merged
                 .process(() -> new CostProcessor(c, priceReader, windowReader, priceWriter), Named.as(CostProcessor.NAME),
                         CostProcessor.PRICES, CostProcessor.RECENT)
                 .split(Named.as("cost-route-"))
@@ -58,5 +81,44 @@ public final class SinkTopology {
                         .to(c.costTopic(), Produced.with(Serdes.String(), serdes.value(CostRecord.class)).withName("cost-sink")),
                         "cost"));
         return b.build();
+    }
+
+    /** contract|scenario of a window-stats key (contract|scenario|window start): one scenario's windows stay in one task. */
+    static String scenarioKey(String windowKey) {
+        if (windowKey == null) {
+            return "";
+        }
+        final int last = windowKey.lastIndexOf('|');
+        return last < 0 ? windowKey : windowKey.substring(0, last);
+    }
+
+    /** Marks a price record and keeps where it came from, for the DLQ, across the repartition. */
+    static final class PriceMarker implements org.apache.kafka.streams.processor.api.Processor<String, byte[], String, byte[]> {
+        static final String PARTITION = "goodput.origin.partition";
+        static final String OFFSET = "goodput.origin.offset";
+        private org.apache.kafka.streams.processor.api.ProcessorContext<String, byte[]> context;
+
+        @Override
+        public void init(org.apache.kafka.streams.processor.api.ProcessorContext<String, byte[]> context) {
+            this.context = context;
+        }
+
+        @Override
+        public void process(org.apache.kafka.streams.processor.api.Record<String, byte[]> r) {
+            final var meta = context.recordMetadata();
+            final org.apache.kafka.common.header.Headers h = r.headers();
+            h.remove(PARTITION).remove(OFFSET);
+            h.add(PARTITION, String.valueOf(meta.map(m -> m.partition()).orElse(-1)).getBytes(StandardCharsets.UTF_8));
+            h.add(OFFSET, String.valueOf(meta.map(m -> m.offset()).orElse(-1L)).getBytes(StandardCharsets.UTF_8));
+            context.forward(r.withKey(PRICE_PREFIX + (r.key() == null ? "" : r.key())).withHeaders(h));
+        }
+    }
+
+    /** Every price record goes to every partition. */
+    static final class Broadcast implements StreamPartitioner<String, byte[]> {
+        @Override
+        public Optional<Set<Integer>> partitions(String topic, String key, byte[] value, int numPartitions) {
+            return Optional.of(IntStream.range(0, numPartitions).boxed().collect(Collectors.toSet()));
+        }
     }
 }

@@ -144,6 +144,10 @@ class SinkTopologyTest {
         final var dead = dlq.readRecordsToList();
         assertThat(dead).extracting(d -> DeadLetters.header(d.headers(), DeadLetters.REASON))
                 .containsExactly("negative_or_missing_price", "unknown_currency", "no_effective_date");
+        // the position on gpu.prices, not on the internal repartition topic the sink read it from
+        assertThat(dead).extracting(d -> DeadLetters.header(d.headers(), DeadLetters.SOURCE_TOPIC)).containsOnly("gpu.prices");
+        assertThat(dead).extracting(d -> DeadLetters.header(d.headers(), DeadLetters.SOURCE_OFFSET)).containsExactly("0", "1", "2");
+        assertThat(dead).extracting(d -> d.key()).containsOnly(KEY);
         window(T0, SampleRecords.price().getPriceKey());
         assertThat(perWindow().get(0).getPriced()).isFalse();
     }

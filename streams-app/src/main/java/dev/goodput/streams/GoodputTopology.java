@@ -14,6 +14,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
+import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -83,7 +84,8 @@ public final class GoodputTopology {
                         .process(() -> new WindowMerger(config), Named.as(WindowMerger.NAME), WindowMerger.WINDOWS,
                                 WindowMerger.WATERMARKS)
                         .to(config.topics().windowStats(), Produced.with(Serdes.String(), serdes.value(WindowStats.class))
-                                .withName("window-stats-sink")), "samples"));
+                                .withName("window-stats-sink").withStreamPartitioner((topic, key, value, n) ->
+                                        Optional.of(Set.of(Topics.windowStatsPartition(key, n))))), "samples"));
         return b.build();
     }
 
