@@ -99,20 +99,21 @@ final class StreamsBenchmark {
         final long produced = produce(bootstrap, client, tokens, reqs, t0, requests, chunks, 200.0);
         out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events%n", requests, chunks,
                 (long) requests * chunks);
-        // raw consumer, same topic
-        final long rawStart = System.nanoTime();
-        final long raw = consumeAll(bootstrap, tokens);
-        final double rawS = (System.nanoTime() - rawStart) / 1e9;
-        out.printf(Locale.ROOT, "raw consumer:  %,d token events in %.2f s = %,.0f records/s%n", raw, rawS, raw / rawS);
+        // raw consumer, same topic; both rates are steady-state: from the first records seen to the last, so that
+        // neither group joins, JVM start nor idle polling at the end count
+        final double[] rawRun = consumeAll(bootstrap, tokens, (long) requests * chunks);
+        final long raw = (long) rawRun[0];
+        final double rawRate = rawRun[1];
+        out.printf(Locale.ROOT, "raw consumer:  %,d token events; steady rate %,.0f records/s%n", raw, rawRate);
         // the streams-app over the same topics
         final ChildJvm app = startApp(bootstrap, registryUrl, "bench-rate", tokens, reqs, "rate");
         try {
-            final long start = System.nanoTime();
-            awaitCaughtUp(bootstrap, "bench-rate", List.of(tokens, reqs), Duration.ofMinutes(20));
-            final double s = (System.nanoTime() - start) / 1e9;
-            out.printf(Locale.ROOT, "streams-app:   %,d token events (+%,d request events) in %.2f s = %,.0f token records/s"
-                    + " (%,.0f records/s all inputs), %.1f%% of the raw consumer rate%n", raw, produced - raw, s, raw / s,
-                    produced / s, 100 * (raw / s) / (raw / rawS));
+            final double[] run = awaitCaughtUp(bootstrap, "bench-rate", List.of(tokens, reqs), Duration.ofMinutes(20));
+            final double tokenRate = run[1] * raw / produced;
+            out.printf(Locale.ROOT, "streams-app:   %,d token events (+%,d request events); steady rate %,.0f token records/s"
+                    + " (%,.0f records/s all inputs, measured over %,.0f records in %.2f s between offset commits),"
+                    + " %.1f%% of the raw consumer rate%n", raw, produced - raw, tokenRate, run[1], run[0], run[2],
+                    100 * tokenRate / rawRate);
         } finally {
             app.close();
         }
@@ -252,27 +253,41 @@ final class StreamsBenchmark {
         return new KafkaProducer<>(p, new StringSerializer(), new AvroSerializer<>(client, false));
     }
 
-    private static long consumeAll(String bootstrap, String topic) {
+    /**
+     * Reads the topic to {@code expected} records; returns the records and the rate from the first
+     * non-empty poll to the last record (the first poll's records are not counted in the rate).
+     */
+    private static double[] consumeAll(String bootstrap, String topic, long expected) {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "raw-" + System.nanoTime());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
         long n = 0;
+        long first = 0;
+        long firstAt = 0;
+        long lastAt = 0;
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             c.subscribe(List.of(topic));
-            int idle = 0;
-            while (idle < 10) {
+            final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            while (n < expected && System.nanoTime() < deadline) {
                 final int got = c.poll(Duration.ofMillis(100)).count();
+                if (got > 0 && firstAt == 0) {
+                    firstAt = System.nanoTime();
+                    first = got;
+                }
                 n += got;
-                idle = got == 0 ? idle + 1 : 0;
+                lastAt = System.nanoTime();
             }
         }
-        return n;
+        return new double[] {n, (n - first) / ((lastAt - firstAt) / 1e9)};
     }
 
-    /** Waits until the app's committed offsets reach the end of every input partition. */
-    private static void awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout) throws Exception {
+    /**
+     * Waits until the app's committed offsets reach the end of every input partition; returns the
+     * records between its first progress commit and the end, the rate over them, and the seconds.
+     */
+    private static double[] awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             final Map<TopicPartition, OffsetSpec> ends = new java.util.HashMap<>();
             for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
@@ -280,22 +295,32 @@ final class StreamsBenchmark {
             }
             final var endOffsets = admin.listOffsets(ends).all().get();
             final long deadline = System.nanoTime() + timeout.toNanos();
+            long firstDone = -1;
+            long firstAt = 0;
             while (System.nanoTime() < deadline) {
                 final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                         .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-                boolean done = true;
+                final long now = System.nanoTime();
+                boolean caughtUp = true;
+                long done = 0;
                 for (var e : endOffsets.entrySet()) {
                     final OffsetAndMetadata c = committed.get(e.getKey());
+                    done += c == null ? 0 : Math.min(c.offset(), e.getValue().offset());
                     // transaction markers take offsets too: within 2 of the end is the end
                     if (c == null || c.offset() < e.getValue().offset() - 2) {
-                        done = false;
-                        break;
+                        caughtUp = false;
                     }
                 }
-                if (done) {
-                    return;
+                if (done > 0 && firstDone < 0) {
+                    firstDone = done;
+                    firstAt = now;
                 }
-                Thread.sleep(100);
+                if (caughtUp) {
+                    final long total = endOffsets.values().stream().mapToLong(x -> x.offset()).sum();
+                    final double s = (now - firstAt) / 1e9;
+                    return new double[] {total - firstDone, (total - firstDone) / s, s};
+                }
+                Thread.sleep(20);
             }
             throw new IllegalStateException("the streams-app did not catch up within " + timeout);
         }
