@@ -123,24 +123,16 @@ public final class ReplayCommand implements Callable<Integer> {
         for (String line : differences(config, byId)) {
             out.println("what-if: " + line);
         }
-        final LocalCluster local = dataDir == null ? null
-                : LocalCluster.start(dataDir, false, 0, 0, dev.goodput.topics.Topics.ALL);
-        try {
-            return replay(out, config, byId, local);
-        } finally {
-            if (local != null) {
-                local.close();
-            }
+        try (ReadTarget at = ReadTarget.open(dataDir, connection, streamsConfig)) {
+            return replay(out, config, byId, at);
         }
     }
 
-    private int replay(PrintStream out, StreamsConfig configured, Map<String, Contract> byId, LocalCluster local)
+    private int replay(PrintStream out, StreamsConfig configured, Map<String, Contract> byId, ReadTarget at)
             throws Exception {
         StreamsConfig config = configured;
-        final Properties client = local != null ? dev.goodput.config.Connection.kafka(streamsConfig, local.bootstrapServers())
-                : connection.kafka(streamsConfig);
-        final SchemaRegistryClient registry = local != null ? dev.goodput.config.Connection.registry(local.registryUrl())
-                : connection.registry();
+        final Properties client = at.client();
+        final SchemaRegistryClient registry = at.registry();
         final int partitions = StreamsApp.prepareTopics(client, config);
         config = config.withUpstreamPartitions(partitions);
         final String appId = "goodput-replay-" + replayId;
@@ -182,12 +174,9 @@ public final class ReplayCommand implements Callable<Integer> {
                     "--conventions with several contracts needs the objectives given with --goodput");
         }
         final Contract.Objectives objectives = config.objectives(byId.values().iterator().next());
-        final LocalCluster local = dataDir == null ? null : LocalCluster.start(dataDir, false, 0, 0, dev.goodput.topics.Topics.ALL);
-        try {
-            final Properties client = local != null ? dev.goodput.config.Connection.kafka(streamsConfig, local.bootstrapServers())
-                    : connection.kafka(streamsConfig);
-            final SchemaRegistryClient registry = local != null ? dev.goodput.config.Connection.registry(local.registryUrl())
-                    : connection.registry();
+        try (ReadTarget at = ReadTarget.open(dataDir, connection, streamsConfig)) {
+            final Properties client = at.client();
+            final SchemaRegistryClient registry = at.registry();
             final long t0 = System.nanoTime();
             final List<dev.goodput.report.ConventionReplay.Scenario> result = dev.goodput.report.ConventionReplay.load(client, registry,
                     runId, config.selection().fromUs(), config.selection().toUs(), objectives);
@@ -202,10 +191,6 @@ public final class ReplayCommand implements Callable<Integer> {
                     .writeValueAsBytes(dev.goodput.report.ConventionReplay.json(replayId, runId, objectives, result)));
             out.printf(Locale.ROOT, "replay %s done in %.1f s: %s%n", replayId, (System.nanoTime() - t0) / 1e9, file.toAbsolutePath());
             return 0;
-        } finally {
-            if (local != null) {
-                local.close();
-            }
         }
     }
 

@@ -9,17 +9,14 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.Callable;
 
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.ContractLoader;
-import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.Bundle;
 import dev.goodput.report.Provenance;
 import dev.goodput.report.Report;
 import dev.goodput.report.RunRecords;
-import dev.goodput.topics.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -56,23 +53,12 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        final LocalCluster local = dataDir == null ? null : LocalCluster.start(dataDir, false, 0, 0, Topics.ALL);
-        try {
-            final Properties client = local != null ? dev.goodput.config.Connection.kafka(null, local.bootstrapServers())
-                    : connection.kafka(null);
-            final SchemaRegistryClient registry = local != null ? dev.goodput.config.Connection.registry(local.registryUrl())
-                    : connection.registry();
-            final RunRecords run = RunRecords.load(client, registry, runId, replayId);
-            final String where = dataDir != null ? "--data-dir " + dataDir
-                    : "--bootstrap-server " + client.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl();
+        try (ReadTarget at = ReadTarget.open(dataDir, connection, null)) {
+            final RunRecords run = RunRecords.load(at.client(), at.registry(), runId, replayId);
             final Path page = write(run, contractFiles(contracts), out, targetVersion,
-                    commands(where, run.runId(), Main.invocation()), System.out);
+                    commands(at.flags(), run.runId(), Main.invocation()), System.out);
             System.out.println("report: " + page.toAbsolutePath());
             return 0;
-        } finally {
-            if (local != null) {
-                local.close();
-            }
         }
     }
 
