@@ -98,7 +98,16 @@ final class DemoCommand implements Callable<Integer> {
         final java.util.List<dev.goodput.avro.GpuPrice> prices = dev.goodput.sink.PricesFile.load(pricesFile);
         final long t0 = System.nanoTime();
         final CountDownLatch stop = new CountDownLatch(1);
-        final Thread hook = new Thread(stop::countDown, "goodput-demo-shutdown");
+        final CountDownLatch finished = new CountDownLatch(1);
+        // Ctrl-C: ask the run to stop, then hold the JVM open while it closes cleanly and writes its report
+        final Thread hook = new Thread(() -> {
+            stop.countDown();
+            try {
+                finished.await(120, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "goodput-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try (LocalCluster cluster = LocalCluster.start(dataDir, fresh, kafkaPort, registryPort, Topics.ALL);
              SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0)) {
@@ -164,12 +173,14 @@ final class DemoCommand implements Callable<Integer> {
                 StreamsApp.close(streams);
             }
             writeReport(out, props, registry, runId, targetVersion);
+            out.println("Stopped.");
+            out.flush();
         } finally {
             if (duration != null) {
                 removeHook(hook);
             }
+            finished.countDown();
         }
-        out.println("Stopped.");
         return 0;
     }
 
