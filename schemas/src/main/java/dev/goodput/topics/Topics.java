@@ -82,8 +82,19 @@ public final class Topics {
             final Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             final List<NewTopic> missing = topics.stream().filter(t -> !existing.contains(t.name()))
                     .map(t -> t.newTopic(replicationFactor)).toList();
-            admin.createTopics(missing).all().get(30, TimeUnit.SECONDS);
-            return missing.stream().map(NewTopic::name).collect(Collectors.toSet());
+            final Set<String> created = new java.util.HashSet<>();
+            for (var e : admin.createTopics(missing).values().entrySet()) {
+                try {
+                    e.getValue().get(30, TimeUnit.SECONDS);
+                    created.add(e.getKey());
+                } catch (ExecutionException ex) {
+                    // another process created it between the listing and now: it exists, which is what we want
+                    if (!(ex.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                        throw ex;
+                    }
+                }
+            }
+            return created;
         } catch (ExecutionException e) {
             throw new IllegalStateException("creating topics failed: " + e.getCause().getMessage(), e.getCause());
         } catch (InterruptedException e) {

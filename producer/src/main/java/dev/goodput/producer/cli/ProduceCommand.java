@@ -161,6 +161,10 @@ public final class ProduceCommand implements Callable<Integer> {
         }
         final Properties props = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = connection.registry();
+        // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+            Topics.createMissing(admin, java.util.List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
+        }
 
         SimServer sim = null;
         try {
@@ -174,15 +178,39 @@ public final class ProduceCommand implements Callable<Integer> {
             final String run = runId != null ? runId : newRunId();
             final String gen = generatorId != null ? generatorId : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
             out.println("run " + run + ", generator " + gen + ", contract " + contract.id() + ", target " + t.endpoint());
+            final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+            Thread hook = null;
             try (Generator g = new Generator(new StreamingClient(maxConnections),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                             publishBuffer), out)) {
+                // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event
+                hook = new Thread(() -> {
+                    g.stop();
+                    try {
+                        finished.await(120, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }, "goodput-produce-shutdown");
+                Runtime.getRuntime().addShutdownHook(hook);
                 for (Scenario sc : scenarios) {
+                    if (g.stopped()) {
+                        break;
+                    }
                     g.run(new LoadRun.Settings(t, RunIdentity.of(contract, run, t.targetId()), sc, corpus, gen,
                             arrivalProcess, burstiness != null ? burstiness : contract.arrival().burstiness(),
                             warmupS != null ? warmupS : contract.arrival().warmupS(),
                             numRequests != null ? null : duration, numRequests, rampUpS, traceFile,
                             Math.round(latenessBoundMs * 1000), seed, Duration.ofMillis(Math.round(progressS * 1000))));
+                }
+            } finally {
+                finished.countDown();
+                if (hook != null) {
+                    try {
+                        Runtime.getRuntime().removeShutdownHook(hook);
+                    } catch (IllegalStateException shuttingDown) {
+                        // the hook is running: it returns now that the events are flushed
+                    }
                 }
             }
         } finally {

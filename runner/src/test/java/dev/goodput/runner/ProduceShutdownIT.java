@@ -1,0 +1,84 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.kafka.KafkaBrokerExtension;
+import dev.goodput.registry.InProcessSchemaRegistry;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.report.TopicSnapshot;
+import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.topics.Topics;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Ctrl-C on {@code goodput produce} in the middle of a run: it stops dispatching, ends the requests
+ * in flight, and every event reaches the broker. The request events equal the generator's own
+ * tally, and each successful request has all its token events.
+ */
+class ProduceShutdownIT {
+
+    @RegisterExtension
+    static final KafkaBrokerExtension KAFKA = KafkaBrokerExtension.dedicated();
+
+    @Test
+    void ctrlCLosesNoEvent() throws Exception {
+        try (InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
+            final List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                    "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
+                    "dev.goodput.runner.Main", "produce", "--simulate", "--bootstrap-server", KAFKA.kafka().bootstrapServers(),
+                    "--schema-registry", registry.url(), "--contract", "../config/contract.yaml", "--scenario", "p64-o32-r40-cold",
+                    "--duration", "120", "--run-id", "ctrl-c");
+            final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            final List<String> lines = new ArrayList<>();
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null && !line.startsWith("scenario p64-o32-r40-cold:")) {
+                    lines.add(line);
+                }
+                assertThat(line).as("the run started:%n%s", String.join("\n", lines)).isNotNull();
+                Thread.sleep(8_000);
+                assertThat(new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor()).isZero();
+                while ((line = r.readLine()) != null) {
+                    lines.add(line);
+                }
+            }
+            assertThat(p.waitFor(150, TimeUnit.SECONDS)).isTrue();
+            final String out = String.join("\n", lines);
+            final Matcher done = Pattern.compile("scenario p64-o32-r40-cold done: (\\d+) requests").matcher(out);
+            assertThat(done.find()).as(out).isTrue();
+            final long tally = Long.parseLong(done.group(1));
+            assertThat(tally).as("stopped well before the 120 s run would end").isBetween(100L, 2_000L);
+
+            final Properties client = new Properties();
+            client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
+            final SchemaRegistryClient sr = new SchemaRegistryClient(registry.url());
+            final List<RequestEvent> requests = TopicSnapshot.read(client, Topics.REQUESTS.name(),
+                    new AvroDeserializer<>(sr, RequestEvent.class)).stream().filter(e -> e.getRunId().equals("ctrl-c")).toList();
+            final Map<String, Integer> tokens = new HashMap<>();
+            for (TokenEvent t : TopicSnapshot.read(client, Topics.TOKENS.name(), new AvroDeserializer<>(sr, TokenEvent.class))) {
+                tokens.merge(t.getRequestId(), 1, Integer::sum);
+            }
+            assertThat(requests).hasSize((int) tally);
+            for (RequestEvent e : requests) {
+                assertThat(tokens.getOrDefault(e.getRequestId(), 0)).as(e.getRequestId()).isEqualTo(e.getContentChunks());
+            }
+        }
+    }
+}
