@@ -81,6 +81,7 @@ public final class Bundle {
         versions.put("java", p.javaVersion());
         versions.put("jvm", p.javaVm());
         versions.put("kafka_clients", p.kafkaClientVersion());
+        versions.put("kafka_cluster", p.kafkaBroker());
         versions.put("os", p.os());
         versions.put("target_server", p.targetVersion());
         versions.put("target_ids", r.run().runs().stream().map(RunSummary::getTargetId).distinct().toList());

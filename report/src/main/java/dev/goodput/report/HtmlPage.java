@@ -265,6 +265,7 @@ final class HtmlPage {
         row(h, "goodput", p.goodputVersion());
         row(h, "java", p.javaVersion() + " (" + p.javaVm() + ")");
         row(h, "kafka clients", p.kafkaClientVersion());
+        row(h, "kafka cluster", p.kafkaBroker() == null ? "did not say" : p.kafkaBroker());
         row(h, "os", p.os());
         row(h, "created", p.createdAt());
         h.append("</tbody></table>\n<h3>Commands</h3>\n");

@@ -19,18 +19,35 @@ import org.apache.kafka.common.utils.internals.AppInfoParser;
  *
  * @param commands by purpose ("run", "report", "recompute"), each a command line to paste
  */
-public record Provenance(String goodputVersion, String javaVersion, String javaVm, String kafkaClientVersion, String os,
-                         String targetVersion, Map<String, String> commands, Instant createdAt) {
+public record Provenance(String goodputVersion, String javaVersion, String javaVm, String kafkaClientVersion, String kafkaBroker,
+                         String os, String targetVersion, Map<String, String> commands, Instant createdAt) {
 
     /** Goodput's version, as the CLI reports it. */
     public static final String GOODPUT_VERSION = "0.1.0";
 
-    /** This JVM's facts, with the given target version (null when unknown) and commands. */
-    public static Provenance here(String targetVersion, Map<String, String> commands) {
+    /** This JVM's facts, with the broker's and the target's versions (null when unknown) and the commands. */
+    public static Provenance here(String kafkaBroker, String targetVersion, Map<String, String> commands) {
         return new Provenance(GOODPUT_VERSION, System.getProperty("java.version"),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"), AppInfoParser.getVersion(),
-                System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
+                kafkaBroker, System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
                 targetVersion, new LinkedHashMap<>(commands), Instant.now());
+    }
+
+    /**
+     * The cluster's finalized {@code metadata.version} level and its controller's id: what a
+     * KRaft cluster says of its version over the Admin API. Null when it cannot be asked.
+     */
+    public static String probeBroker(java.util.Properties client) {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(client)) {
+            final var features = admin.describeFeatures().featureMetadata().get(10, java.util.concurrent.TimeUnit.SECONDS);
+            final var mv = features.finalizedFeatures().get("metadata.version");
+            return mv == null ? null : "metadata.version level " + mv.maxVersionLevel();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /**

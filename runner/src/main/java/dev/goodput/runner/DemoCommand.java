@@ -193,7 +193,8 @@ final class DemoCommand implements Callable<Integer> {
             out.println("No report: the run finished no scenario (" + e.getMessage() + ").");
             return;
         }
-        final Path page = ReportCommand.write(records, List.of(contractFile), reportDir.resolve(runId), targetVersion,
+        final Path page = ReportCommand.write(records, List.of(contractFile), reportDir.resolve(runId),
+                dev.goodput.report.Provenance.probeBroker(props), targetVersion,
                 ReportCommand.commands("--data-dir " + dataDir, runId, Main.invocation()), out);
         out.println("Report: " + page.toAbsolutePath());
     }

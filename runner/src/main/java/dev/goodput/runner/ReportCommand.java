@@ -55,8 +55,8 @@ final class ReportCommand implements Callable<Integer> {
     public Integer call() {
         try (ReadTarget at = ReadTarget.open(dataDir, connection, null)) {
             final RunRecords run = RunRecords.load(at.client(), at.registry(), runId, replayId);
-            final Path page = write(run, contractFiles(contracts), out, targetVersion,
-                    commands(at.flags(), run.runId(), Main.invocation()), System.out);
+            final Path page = write(run, contractFiles(contracts), out, dev.goodput.report.Provenance.probeBroker(at.client()),
+                    targetVersion, commands(at.flags(), run.runId(), Main.invocation()), System.out);
             System.out.println("report: " + page.toAbsolutePath());
             return 0;
         }
@@ -80,8 +80,8 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     /** Writes the bundle of an already read run and returns its page. */
-    static Path write(RunRecords run, List<Path> contractFiles, Path outDir, String targetVersion, Map<String, String> commands,
-                      java.io.PrintStream log) {
+    static Path write(RunRecords run, List<Path> contractFiles, Path outDir, String kafkaBroker, String targetVersion,
+                      Map<String, String> commands, java.io.PrintStream log) {
         final String wanted = run.runs().get(0).getContractId();
         Path file = null;
         Contract contract = null;
@@ -104,6 +104,6 @@ final class ReportCommand implements Callable<Integer> {
         }
         final Path dir = outDir != null ? outDir
                 : Path.of(".goodput", "reports", run.runId() + (run.replayId() == null ? "" : "-" + run.replayId()));
-        return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(targetVersion, commands)));
+        return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(kafkaBroker, targetVersion, commands)));
     }
 }

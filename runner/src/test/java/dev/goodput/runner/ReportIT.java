@@ -158,6 +158,7 @@ class ReportIT {
             assertThat(bundleA.resolve(f)).exists();
         }
         assertThat(Files.readString(bundleA.resolve("manifest.json"))).contains("\"target_server\" : \"goodput-simulator 0.1.0\"")
+                .contains("\"kafka_clients\" : \"4.4.0\"").contains("\"kafka_cluster\" : \"metadata.version level ")
                 .contains("goodput replay --data-dir");
         assertThat(Files.readString(bundleA.resolve("assumptions.json"))).contains("example-cloud/h100-sxm").contains("effective_from");
         final long jsonl;
