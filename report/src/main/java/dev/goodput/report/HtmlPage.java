@@ -306,7 +306,10 @@ final class HtmlPage {
             }
             overTime.get("E2E p99").add(point(x, w.getE2e().getP99Us() / 1000.0, label));
         }
-        charts.put("chart-latency-time", chart("seconds since the run started (window end)", "milliseconds", overTime));
+        final Map<String, Object> latency = new LinkedHashMap<>(chart("seconds since the run started (window end)",
+                "milliseconds (log scale when they span a decade)", overTime));
+        latency.put("log", true);
+        charts.put("chart-latency-time", latency);
         final boolean closed = !r.scenarios().isEmpty() && r.scenarios().get(0).closedLoop();
         final String load = closed ? "concurrent streams (closed loop)" : "offered load, requests/s (open loop)";
         final Map<String, List<Map<String, Object>>> ttft = new LinkedHashMap<>();

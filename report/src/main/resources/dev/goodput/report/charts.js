@@ -10,9 +10,14 @@
     parent.appendChild(e);
     return e;
   }
+  // round tick steps (1, 2 or 5 times a power of ten), so that axes read 0, 10, 20 rather than 0, 5.96, 11.9
+  function step(lo, hi, n) {
+    var raw = (hi - lo) / n, p = Math.pow(10, Math.floor(Math.log10(raw))), m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+  }
   function ticks(lo, hi, n) {
-    var out = [];
-    for (var i = 0; i <= n; i++) { out.push(lo + (hi - lo) * i / n); }
+    var out = [], s = step(lo, hi, n);
+    for (var v = Math.ceil(lo / s) * s; v <= hi + s * 1e-9; v += s) { out.push(v); }
     return out;
   }
   function label(v) {
@@ -31,11 +36,21 @@
     }
     var xs = pts.map(function (p) { return p.x; }), ys = pts.map(function (p) { return p.y; });
     var x0 = Math.min.apply(null, xs), x1 = Math.max.apply(null, xs);
-    var y0 = Math.min(0, Math.min.apply(null, ys)), y1 = Math.max.apply(null, ys) * 1.08;
+    // a log axis when the values span more than a decade (TTFT next to E2E), else linear from 0
+    var positive = ys.every(function (v) { return v > 0; });
+    var log = spec.log && positive && Math.max.apply(null, ys) / Math.min.apply(null, ys) > 10;
+    var f = log ? function (v) { return Math.log10(v); } : function (v) { return v; };
+    var y0 = log ? Math.floor(f(Math.min.apply(null, ys))) : Math.min(0, Math.min.apply(null, ys));
+    var y1 = log ? Math.ceil(f(Math.max.apply(null, ys))) : Math.max.apply(null, ys) * 1.05;
     if (x0 === x1) { x0 -= 1; x1 += 1; }
     if (y0 === y1) { y1 = y0 + 1; }
+    if (!log) {
+      var ys5 = step(y0, y1, 5);
+      y1 = Math.ceil(y1 / ys5) * ys5;
+    }
     var sx = function (v) { return L + (v - x0) / (x1 - x0) * (W - L - R); };
-    var sy = function (v) { return H - B - (v - y0) / (y1 - y0) * (H - T - B); };
+    var sy = function (v) { return H - B - (f(v) - y0) / (y1 - y0) * (H - T - B); };
+    svg.setAttribute('data-y-scale', log ? 'log' : 'linear');
     var axes = el(svg, 'g', {'class': 'axes'});
     el(axes, 'line', {x1: L, y1: H - B, x2: W - R, y2: H - B});
     el(axes, 'line', {x1: L, y1: T, x2: L, y2: H - B});
@@ -43,7 +58,13 @@
       el(axes, 'line', {x1: sx(v), y1: H - B, x2: sx(v), y2: H - B + 4});
       el(axes, 'text', {x: sx(v), y: H - B + 16, 'text-anchor': 'middle'}, label(v));
     });
-    ticks(y0, y1, 5).forEach(function (v) {
+    var yTicks = log ? [] : ticks(y0, y1, 5);
+    if (log) {
+      for (var d = y0; d <= y1; d++) {
+        [1, 2, 5].forEach(function (m) { var v = m * Math.pow(10, d); if (f(v) <= y1) { yTicks.push(v); } });
+      }
+    }
+    yTicks.forEach(function (v) {
       el(axes, 'line', {x1: L - 4, y1: sy(v), x2: W - R, y2: sy(v), 'class': 'grid'});
       el(axes, 'text', {x: L - 6, y: sy(v) + 4, 'text-anchor': 'end'}, label(v));
     });
