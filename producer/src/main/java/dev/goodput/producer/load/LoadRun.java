@@ -53,6 +53,8 @@ public final class LoadRun {
     private final MicroClock clock;
     private final RunStats stats = new RunStats();
     private final Set<RequestExecution> inFlight = ConcurrentHashMap.newKeySet();
+    /** Makes request ids unique across runs of the same scenario by the same generator (the demo loops its matrix). */
+    private String idPrefix;
 
     public LoadRun(Settings settings, MicroClock clock) {
         this.s = settings;
@@ -70,6 +72,7 @@ public final class LoadRun {
         final long cpu0 = processCpuNanos();
         final long wall0 = System.nanoTime();
         final long startUs = clock.nowMicros() + 20_000;
+        idPrefix = s.generatorId() + "-" + s.scenario().id() + "-" + Long.toString(startUs / 1000, 36) + "-";
         final long warmupEndUs = startUs + Math.round(s.warmupS() * 1e6);
         final long endUs = s.durationS() != null ? warmupEndUs + Math.round(s.durationS() * 1e6) : Long.MAX_VALUE;
         final Schedule schedule = schedule(startUs);
@@ -150,9 +153,9 @@ public final class LoadRun {
         // Cold: a unique filler prefix per request, so prefix caches miss; warm: one prefix per scenario.
         final long prefixSeed = "warm".equals(s.scenario().cache())
                 ? s.scenario().id().hashCode()
-                : (s.identity().runId() + "/" + s.generatorId() + "/" + seq).hashCode() * 31L + seq;
+                : (s.identity().runId() + "/" + idPrefix + seq).hashCode() * 31L + seq;
         final String prompt = Prompts.build(entry.prompt(), s.scenario().promptTokens(), prefixSeed);
-        return new RequestSpec(s.generatorId() + "-" + s.scenario().id() + "-" + seq, s.scenario().id(), prompt,
+        return new RequestSpec(idPrefix + seq, s.scenario().id(), prompt,
                 Prompts.countTokens(prompt), entry.expected(), s.scenario().outputTokens(), intendedUs, warmup);
     }
 
