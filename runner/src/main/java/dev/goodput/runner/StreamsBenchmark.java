@@ -117,6 +117,16 @@ final class StreamsBenchmark {
         } finally {
             app.close();
         }
+        // the ceiling: Kafka Streams with the same settings and a processor that does nothing
+        final ChildJvm noop = ChildJvm.start(List.of("-Xmx512m", "-Xms512m"), NoopStreamsMain.class.getName(), "noop-streams ",
+                bootstrap, "bench-noop", tokens, reqs);
+        try {
+            final double[] run = awaitCaughtUp(bootstrap, "bench-noop", List.of(tokens, reqs), Duration.ofMinutes(20));
+            out.printf(Locale.ROOT, "baseline:      Kafka Streams, same settings, a processor that does nothing: steady rate %,.0f"
+                    + " records/s, %.1f%% of the raw consumer rate%n", run[1], 100 * run[1] / rawRate);
+        } finally {
+            noop.close();
+        }
     }
 
     private void heap(String bootstrap, String registryUrl, SchemaRegistryClient client) throws Exception {
