@@ -2,16 +2,10 @@ package dev.goodput.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,27 +34,14 @@ class ProduceShutdownIT {
     @Test
     void ctrlCLosesNoEvent() throws Exception {
         try (InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
-            final List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-                    "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
-                    "dev.goodput.runner.Main", "produce", "--simulate", "--bootstrap-server", KAFKA.kafka().bootstrapServers(),
+            final String out;
+            try (ChildCli produce = ChildCli.start("produce", "--simulate", "--bootstrap-server", KAFKA.kafka().bootstrapServers(),
                     "--schema-registry", registry.url(), "--contract", "../config/contract.yaml", "--scenario", "p64-o32-r40-cold",
-                    "--duration", "120", "--run-id", "ctrl-c");
-            final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            final List<String> lines = new ArrayList<>();
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null && !line.startsWith("scenario p64-o32-r40-cold:")) {
-                    lines.add(line);
-                }
-                assertThat(line).as("the run started:%n%s", String.join("\n", lines)).isNotNull();
+                    "--duration", "120", "--run-id", "ctrl-c")) {
+                produce.awaitLine("scenario p64-o32-r40-cold:");
                 Thread.sleep(8_000);
-                assertThat(new ProcessBuilder("kill", "-INT", Long.toString(p.pid())).start().waitFor()).isZero();
-                while ((line = r.readLine()) != null) {
-                    lines.add(line);
-                }
+                out = produce.interruptAndWait();
             }
-            assertThat(p.waitFor(150, TimeUnit.SECONDS)).isTrue();
-            final String out = String.join("\n", lines);
             final Matcher done = Pattern.compile("scenario p64-o32-r40-cold done: (\\d+) requests").matcher(out);
             assertThat(done.find()).as(out).isTrue();
             final long tally = Long.parseLong(done.group(1));

@@ -1,0 +1,65 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The {@code goodput} command in a child JVM, as a user runs it in a terminal: read its output, press Ctrl-C. */
+final class ChildCli implements AutoCloseable {
+
+    private final Process process;
+    private final BufferedReader out;
+    private final List<String> lines = new ArrayList<>();
+
+    private ChildCli(Process process) {
+        this.process = process;
+        this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    static ChildCli start(String... args) throws IOException {
+        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
+                Main.class.getName()));
+        cmd.addAll(List.of(args));
+        return new ChildCli(new ProcessBuilder(cmd).redirectErrorStream(true).start());
+    }
+
+    /** Reads output until a line starts with {@code prefix}; fails if the process ends first. */
+    void awaitLine(String prefix) throws IOException {
+        String line;
+        while ((line = out.readLine()) != null) {
+            lines.add(line);
+            if (line.startsWith(prefix)) {
+                return;
+            }
+        }
+        throw new AssertionError("no line starting with '" + prefix + "' before the process ended:\n" + output());
+    }
+
+    /** Sends SIGINT, what Ctrl-C sends, then reads the rest of the output and waits for the exit. */
+    String interruptAndWait() throws Exception {
+        assertThat(new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor()).isZero();
+        String line;
+        while ((line = out.readLine()) != null) {
+            lines.add(line);
+        }
+        assertThat(process.waitFor(150, TimeUnit.SECONDS)).as("exited after Ctrl-C").isTrue();
+        return output();
+    }
+
+    String output() {
+        return String.join("\n", lines);
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+}
