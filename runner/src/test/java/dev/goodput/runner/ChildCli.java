@@ -54,6 +54,16 @@ final class ChildCli implements AutoCloseable {
         return output();
     }
 
+    /** Reads the output to the end and returns the exit code. */
+    int waitForExit() throws Exception {
+        String line;
+        while ((line = out.readLine()) != null) {
+            lines.add(line);
+        }
+        assertThat(process.waitFor(150, TimeUnit.SECONDS)).as("exited").isTrue();
+        return process.exitValue();
+    }
+
     String output() {
         return String.join("\n", lines);
     }
