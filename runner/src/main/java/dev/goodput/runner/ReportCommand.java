@@ -54,7 +54,13 @@ final class ReportCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try (ReadTarget at = ReadTarget.open(dataDir, connection, null)) {
-            final RunRecords run = RunRecords.load(at.client(), at.registry(), runId, replayId);
+            final RunRecords run;
+            try {
+                run = RunRecords.load(at.client(), at.registry(), runId, replayId);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                // no such run: a plain sentence, not a stack of exception names
+                throw new StartupException(e.getMessage(), Main.EXIT_FAILED, e);
+            }
             final Path page = write(run, contractFiles(contracts), out, dev.goodput.report.Provenance.probeBroker(at.client()),
                     targetVersion, commands(at.flags(), run.runId(), Main.invocation()), System.out);
             System.out.println("report: " + page.toAbsolutePath());

@@ -197,6 +197,23 @@ class ReportIT {
         assertThat(Main.run("compare", bundleA.toString(), dir.toString())).isEqualTo(Main.EXIT_REFUSED);
     }
 
+    @Test
+    void aReportOfARunThatIsNotThereFailsAndNamesTheRunsThatAre() {
+        final PrintStream stderr = System.err;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        final int code;
+        try {
+            code = Main.run("report", "--data-dir", dataDir.toString(), "--run-id", "no-such-run", "--out", dir.resolve("none").toString());
+        } finally {
+            System.setErr(stderr);
+        }
+        assertThat(code).isEqualTo(Main.EXIT_FAILED);
+        assertThat(captured.toString(StandardCharsets.UTF_8)).contains("goodput: no run no-such-run on llm.runs (runs there: demo-")
+                .doesNotContain("Exception");
+        assertThat(dir.resolve("none")).doesNotExist();
+    }
+
     private static double good(Path bundle) throws IOException {
         final var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(bundle.resolve("summary.json").toFile());
         return tree.path("total").path("good_fraction").asDouble();
