@@ -1,4 +1,4 @@
-# The goodput image: every command of the goodput CLI (produce, simulate, streams, sink, prices, replay).
+# The goodput image: every command of the goodput CLI (produce, simulate, streams, sink, prices, replay, report, compare).
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY . .
