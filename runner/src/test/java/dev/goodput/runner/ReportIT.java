@@ -150,7 +150,49 @@ class ReportIT {
                 assertThat(cell(validity, "samples")).isEqualTo(String.valueOf(samples));
                 assertThat(cell(validity, "min_samples")).isEqualTo("662");
                 assertThat(cell(validity, "supported")).isEqualTo(samples >= 662 ? "yes" : "no");
+
+                // quality and failures, summed over the scenario's windows
+                long ok = 0;
+                long qualityPass = 0;
+                final Map<String, Long> failures = new java.util.TreeMap<>();
+                for (WindowStats w : windows.values()) {
+                    if (w.getScenarioId().equals(s)) {
+                        ok += w.getRequestsOk();
+                        qualityPass += w.getQualityPassRequests();
+                        w.getErrorsByClass().forEach((k, v) -> failures.merge(k, v, Long::sum));
+                    }
+                }
+                final String quality = row(dom, "quality", s, null);
+                assertThat(cell(quality, "ok")).isEqualTo(String.valueOf(ok));
+                assertThat(cell(quality, "quality_pass")).isEqualTo(String.valueOf(qualityPass));
+                for (var f : failures.entrySet()) {
+                    assertThat(cell(rowWith(dom, "failures", "data-scenario=\"" + s + "\" data-class=\"" + f.getKey() + "\""), "requests"))
+                            .isEqualTo(String.valueOf(f.getValue()));
+                }
             }
+            // every window of the run has its row, with its own numbers
+            for (WindowStats w : windows.values()) {
+                final String r = rowWith(dom, "windows", "data-scenario=\"" + w.getScenarioId() + "\" data-window=\""
+                        + w.getWindowStartUs().toEpochMilli() * 1000 + "\"");
+                assertThat(cell(r, "requests")).isEqualTo(String.valueOf(w.getRequestsTotal()));
+                assertThat(cell(r, "good")).isEqualTo(String.valueOf(w.getGoodRequests()));
+                if (w.getTtft().getCount() > 0) {
+                    assertThat(cell(r, "ttft_p99")).isEqualTo(Fmt.ms(w.getTtft().getP99Us()));
+                }
+            }
+            assertThat(count(table(dom, "windows"), "<tr data-scenario=")).isEqualTo(windows.size());
+            if (windows.values().stream().allMatch(w -> w.getErrorsByClass().isEmpty())) {
+                assertThat(table(dom, "failures")).contains("no failed request");
+            }
+            // the generator's own figures: one row per run summary, with its request count
+            final String generator = table(dom, "generator");
+            assertThat(count(generator, "<tr data-scenario=")).isEqualTo(runs.size());
+            for (var r : runs) {
+                assertThat(generator).contains("<td data-k=\"requests\">" + r.getRequests() + "</td>");
+            }
+            // the assumptions and provenance
+            assertThat(table(dom, "prices")).contains("example-cloud/h100-sxm").contains("6.50 USD").contains("2026-01-01T00:00:00Z");
+            assertThat(table(dom, "provenance")).contains(runId).contains(contractId).contains("goodput-simulator 0.1.0");
         }
         // the bundle's files
         for (String f : List.of("contract.yaml", "requests.csv", "requests.jsonl", "scenarios.csv", "windows.csv", "failures.csv",
@@ -250,6 +292,19 @@ class ReportIT {
         final Matcher m = Pattern.compile("<tr data-scenario=\"" + Pattern.quote(scenario) + "\""
                 + (metric == null ? "" : " data-metric=\"" + metric + "\"") + "[^>]*>(.*?)</tr>", Pattern.DOTALL).matcher(body);
         assertThat(m.find()).as("row %s %s in %s", scenario, metric, table).isTrue();
+        return m.group(1);
+    }
+
+    private static String table(String dom, String id) {
+        final int t = dom.indexOf("<table id=\"" + id + "\"");
+        assertThat(t).as("table %s", id).isNotNegative();
+        return dom.substring(t, dom.indexOf("</table>", t));
+    }
+
+    private static String rowWith(String dom, String table, String attributes) {
+        final Matcher m = Pattern.compile("<tr " + Pattern.quote(attributes) + "[^>]*>(.*?)</tr>", Pattern.DOTALL)
+                .matcher(table(dom, table));
+        assertThat(m.find()).as("row %s in %s", attributes, table).isTrue();
         return m.group(1);
     }
 
