@@ -78,6 +78,11 @@ class ReplayIT {
                     .withUpstreamPartitions(Topics.TOKENS.partitions());
             final KafkaStreams live = StreamsApp.start(config, new AvroSerdes(client),
                     StreamsApp.streamsProperties(props, "live", dir.resolve("live-state")), false);
+            // and the sink prices the live windows
+            final dev.goodput.sink.SinkCommand.Running liveSink = dev.goodput.sink.SinkCommand.start(props, client,
+                    dev.goodput.sink.SinkConfig.defaults(dev.goodput.sink.SinkConfig.peaks(List.of(contract))),
+                    dev.goodput.sink.PricesFile.load(Path.of("../config/prices.yaml")), "live-sink", dir.resolve("live-sink"),
+                    "127.0.0.1", 0);
             try (SimServer sim = new SimServer(SimConfig.defaults().withStep(4_000, 20), corpus, 0);
                  Generator g = new Generator(new StreamingClient(256), new KafkaEventSink(props, client, Topics.TOKENS.name(),
                          Topics.REQUESTS.name(), Topics.RUNS.name(), 100_000),
@@ -90,11 +95,24 @@ class ReplayIT {
             final Map<String, byte[]> liveFinals = awaitFinals(client, Topics.WINDOW_STATS.name(), 2);
             live.close(Duration.ofSeconds(30));
             assertThat(liveFinals).hasSizeGreaterThanOrEqualTo(2);
+            final Map<String, byte[]> liveCosts = awaitRecords(Topics.COST.name(), liveFinals.size());
+            liveSink.close();
+            final Map<String, byte[]> liveVerdicts = awaitRecords(Topics.VERDICTS.name(), 1);
 
             // replay with the same parameters: byte-identical final records
             assertThat(Main.run("replay", "--replay-id", "same", "--bootstrap-server", KAFKA.kafka().bootstrapServers(),
                     "--schema-registry", registry.url(), "--contract", CONTRACT_FILE.toString(), "--run-id", "live-run",
-                    "--idle-seconds", "4")).isZero();
+                    "--prices", "../config/prices.yaml", "--idle-seconds", "4")).isZero();
+            // every verdict and every cost record of the live run, byte for byte
+            final Map<String, byte[]> replayVerdicts = awaitRecords(Topics.VERDICTS.name() + ".same", liveVerdicts.size());
+            assertThat(replayVerdicts.keySet()).isEqualTo(liveVerdicts.keySet());
+            liveVerdicts.forEach((k, v) -> assertThat(HexFormat.of().formatHex(replayVerdicts.get(k))).as("verdict " + k)
+                    .isEqualTo(HexFormat.of().formatHex(v)));
+            final Map<String, byte[]> replayCosts = awaitRecords(Topics.COST.name() + ".same", liveCosts.size());
+            assertThat(liveCosts).isNotEmpty();
+            assertThat(replayCosts.keySet()).containsAll(liveCosts.keySet());
+            liveCosts.forEach((k, v) -> assertThat(HexFormat.of().formatHex(replayCosts.get(k))).as("cost " + k)
+                    .isEqualTo(HexFormat.of().formatHex(v)));
             final Map<String, byte[]> replayFinals = awaitFinals(client, Topics.WINDOW_STATS.name() + ".same", liveFinals.size());
             assertThat(replayFinals.keySet()).containsAll(liveFinals.keySet());
             for (String k : liveFinals.keySet()) {
@@ -151,6 +169,25 @@ class ReplayIT {
                 if (d.deserialize(topic, r.value()).getIsFinal()) {
                     out.put(r.key(), r.value());
                 }
+            }
+            if (out.size() >= atLeast) {
+                return out;
+            }
+            Thread.sleep(500);
+        }
+        return out;
+    }
+
+    /** Every record of a topic by key and, when a key repeats (cost spans), by its order under the key; waits for at least {@code atLeast}. */
+    private static Map<String, byte[]> awaitRecords(String topic, int atLeast) throws Exception {
+        final long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        Map<String, byte[]> out = new TreeMap<>();
+        while (System.nanoTime() < deadline) {
+            out = new TreeMap<>();
+            final Map<String, Integer> seen = new java.util.HashMap<>();
+            for (ConsumerRecord<String, byte[]> r : readRaw(topic)) {
+                final int n = seen.merge(r.key(), 1, Integer::sum);
+                out.put(r.key() + "#" + n, r.value());
             }
             if (out.size() >= atLeast) {
                 return out;
