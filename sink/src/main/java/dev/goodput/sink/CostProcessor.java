@@ -15,8 +15,6 @@ import java.util.TreeMap;
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.serde.WireFormatException;
-import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -30,18 +28,17 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * and emits cost records per window and rolling over configured spans. Each task receives every
  * price record (broadcast) and the final window stats of its scenarios.
  */
-final class CostProcessor implements Processor<String, byte[], String, Object> {
+final class CostProcessor implements Processor<String, byte[], String, CostRecord> {
 
     static final String NAME = "cost-processor";
     static final String PRICES = "gpu-price-versions";
     static final String RECENT = "recent-windows";
-    static final String STAGE = "sink/cost-processor";
 
     private final SinkConfig config;
     private final Deserializer<GpuPrice> prices;
     private final Deserializer<WindowStats> windows;
     private final Serializer<GpuPrice> priceBytes;
-    private ProcessorContext<String, Object> context;
+    private ProcessorContext<String, CostRecord> context;
     private KeyValueStore<String, byte[]> versions;
     private KeyValueStore<String, byte[]> recent;
 
@@ -54,7 +51,7 @@ final class CostProcessor implements Processor<String, byte[], String, Object> {
     }
 
     @Override
-    public void init(ProcessorContext<String, Object> ctx) {
+    public void init(ProcessorContext<String, CostRecord> ctx) {
         this.context = ctx;
         this.versions = ctx.getStateStore(PRICES);
         this.recent = ctx.getStateStore(RECENT);
@@ -69,22 +66,9 @@ final class CostProcessor implements Processor<String, byte[], String, Object> {
         }
     }
 
+    /** A price version (checked by {@link PriceGate} before it was broadcast) joins the versions of its key. */
     private void onPrice(Record<String, byte[]> record) {
-        final GpuPrice p;
-        try {
-            p = prices.deserialize(config.pricesTopic(), record.value());
-        } catch (WireFormatException e) {
-            dead(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
-            return;
-        }
-        if (p == null) {
-            return;
-        }
-        final var problem = PriceCheck.problem(p);
-        if (problem.isPresent()) {
-            dead(record, problem.get(), "price record for " + p.getPriceKey() + " refused: " + problem.get());
-            return;
-        }
+        final GpuPrice p = prices.deserialize(config.pricesTopic(), record.value());
         final TreeMap<Long, byte[]> v = decodeVersions(versions.get(p.getPriceKey()));
         v.put(micros(p.getEffectiveFromUs()), priceBytes.serialize(config.pricesTopic(), p));
         versions.put(p.getPriceKey(), encodeVersions(v));
@@ -152,7 +136,7 @@ final class CostProcessor implements Processor<String, byte[], String, Object> {
                     .setHourlyCostUsd(seconds <= 0 ? null : cost / (seconds / 3600))
                     .setUtilization(Double.isNaN(utilization) ? null : utilization);
         }
-        context.forward(new Record<>(w.getContractId() + "|" + w.getScenarioId() + "|" + span, (Object) b.build(),
+        context.forward(new Record<>(w.getContractId() + "|" + w.getScenarioId() + "|" + span, b.build(),
                 last.endUs / 1000 - 1));
     }
 
@@ -165,26 +149,6 @@ final class CostProcessor implements Processor<String, byte[], String, Object> {
     private static String label(Duration d) {
         return d.toHours() > 0 && d.toMinutes() % 60 == 0 ? d.toHours() + "h"
                 : d.toMinutes() > 0 && d.toSeconds() % 60 == 0 ? d.toMinutes() + "m" : d.toSeconds() + "s";
-    }
-
-    private void dead(Record<String, byte[]> record, String reason, String message) {
-        // every task receives every price record: one of them reports a refused one
-        if (context.taskId().partition() != 0) {
-            return;
-        }
-        context.forward(new Record<String, Object>(record.key().substring(SinkTopology.PRICE_PREFIX.length()),
-                new DeadBytes(record.value()), record.timestamp(),
-                DeadLetters.headers(STAGE, reason, message, config.pricesTopic(),
-                        (int) origin(record, SinkTopology.PriceMarker.PARTITION), origin(record, SinkTopology.PriceMarker.OFFSET))));
-    }
-
-    private static long origin(Record<String, byte[]> record, String header) {
-        final org.apache.kafka.common.header.Header h = record.headers().lastHeader(header);
-        return h == null ? -1 : Long.parseLong(new String(h.value(), java.nio.charset.StandardCharsets.UTF_8));
-    }
-
-    /** The original bytes of a refused record, for the DLQ sink. */
-    record DeadBytes(byte[] value) {
     }
 
     static long micros(Instant i) {

@@ -1,6 +1,5 @@
 package dev.goodput.sink;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -28,9 +27,10 @@ import org.apache.kafka.streams.state.Stores;
 /**
  * The sink's topology, one pure factory:
  * <pre>
- * gpu.prices ───────► &lt;app&gt;-prices-broadcast-repartition (every price to every partition) ─┐
- * llm.window-stats ─► &lt;app&gt;-windows-by-scenario-repartition (by contract|scenario) ─────────┴─► cost-processor ─┬─► llm.cost
- *                                                                      (gpu-price-versions, recent-windows)     └─► llm.dlq
+ * gpu.prices ─► price-gate ─┬─► llm.dlq (refused prices, once, with their gpu.prices position)
+ *                            └─► &lt;app&gt;-prices-broadcast-repartition (every price to every partition) ─┐
+ * llm.window-stats ─► &lt;app&gt;-windows-by-scenario-repartition (by contract|scenario) ───────────────────┴─► cost-processor ─► llm.cost
+ *                                                                               (gpu-price-versions, recent-windows)
  * </pre>
  * Every task sees every price version and all the windows of its scenarios, in the order they
  * closed (the streams-app writes a scenario's windows to one partition, see
@@ -54,9 +54,17 @@ public final class SinkTopology {
         // both sides are repartitioned to the same partition count, so each cost task reads one partition of each and
         // takes records in timestamp order: a price (stamped with its effective date) comes before the windows it prices
         final int partitions = Topics.WINDOW_STATS.partitions();
+        final AvroDeserializer<GpuPrice> priceReader = new AvroDeserializer<>(serdes.registry(), GpuPrice.class);
         final KStream<String, byte[]> prices = b.stream(c.pricesTopic(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("prices-source"))
-                .process(PriceMarker::new, Named.as("mark-prices"))
+                .process(() -> new PriceGate(c.pricesTopic(), priceReader), Named.as(PriceGate.NAME))
+                .split(Named.as("price-route-"))
+                .branch((k, v) -> v instanceof PriceGate.DeadBytes, Branched.withConsumer(s -> s
+                        .mapValues(v -> ((PriceGate.DeadBytes) v).value(), Named.as("dead-price-values"))
+                        .to(c.dlqTopic(), Produced.with(Serdes.String(), Serdes.ByteArray()).withName("sink-dlq")), "dlq"))
+                .defaultBranch(Branched.as("good"))
+                .get("price-route-good")
+                .mapValues(v -> (byte[]) v, Named.as("good-price-values"))
                 .repartition(Repartitioned.<String, byte[]>as("prices-broadcast").withKeySerde(Serdes.String())
                         .withValueSerde(Serdes.ByteArray()).withNumberOfPartitions(partitions)
                         .withStreamPartitioner(new Broadcast()));
@@ -66,20 +74,12 @@ public final class SinkTopology {
                 .repartition(Repartitioned.<String, byte[]>as("windows-by-scenario").withKeySerde(Serdes.String())
                         .withValueSerde(Serdes.ByteArray()).withNumberOfPartitions(partitions));
         final KStream<String, byte[]> merged = prices.merge(windows, Named.as("prices-and-windows"));
-        final AvroDeserializer<GpuPrice> priceReader = new AvroDeserializer<>(serdes.registry(), GpuPrice.class);
         final AvroDeserializer<WindowStats> windowReader = new AvroDeserializer<>(serdes.registry(), WindowStats.class);
         final AvroSerializer<GpuPrice> priceWriter = new AvroSerializer<>(serdes.registry(), false);
         merged
                 .process(() -> new CostProcessor(c, priceReader, windowReader, priceWriter), Named.as(CostProcessor.NAME),
                         CostProcessor.PRICES, CostProcessor.RECENT)
-                .split(Named.as("cost-route-"))
-                .branch((k, v) -> v instanceof CostProcessor.DeadBytes, Branched.withConsumer(s -> s
-                        .mapValues(v -> ((CostProcessor.DeadBytes) v).value(), Named.as("dead-price-values"))
-                        .to(c.dlqTopic(), Produced.with(Serdes.String(), Serdes.ByteArray()).withName("sink-dlq")), "dlq"))
-                .defaultBranch(Branched.withConsumer(s -> s
-                        .mapValues(v -> (CostRecord) v, Named.as("cost-values"))
-                        .to(c.costTopic(), Produced.with(Serdes.String(), serdes.value(CostRecord.class)).withName("cost-sink")),
-                        "cost"));
+                .to(c.costTopic(), Produced.with(Serdes.String(), serdes.value(CostRecord.class)).withName("cost-sink"));
         return b.build();
     }
 
@@ -90,28 +90,6 @@ public final class SinkTopology {
         }
         final int last = windowKey.lastIndexOf('|');
         return last < 0 ? windowKey : windowKey.substring(0, last);
-    }
-
-    /** Marks a price record and keeps where it came from, for the DLQ, across the repartition. */
-    static final class PriceMarker implements org.apache.kafka.streams.processor.api.Processor<String, byte[], String, byte[]> {
-        static final String PARTITION = "goodput.origin.partition";
-        static final String OFFSET = "goodput.origin.offset";
-        private org.apache.kafka.streams.processor.api.ProcessorContext<String, byte[]> context;
-
-        @Override
-        public void init(org.apache.kafka.streams.processor.api.ProcessorContext<String, byte[]> context) {
-            this.context = context;
-        }
-
-        @Override
-        public void process(org.apache.kafka.streams.processor.api.Record<String, byte[]> r) {
-            final var meta = context.recordMetadata();
-            final org.apache.kafka.common.header.Headers h = r.headers();
-            h.remove(PARTITION).remove(OFFSET);
-            h.add(PARTITION, String.valueOf(meta.map(m -> m.partition()).orElse(-1)).getBytes(StandardCharsets.UTF_8));
-            h.add(OFFSET, String.valueOf(meta.map(m -> m.offset()).orElse(-1L)).getBytes(StandardCharsets.UTF_8));
-            context.forward(r.withKey(PRICE_PREFIX + (r.key() == null ? "" : r.key())).withHeaders(h));
-        }
     }
 
     /** Every price record goes to every partition. */

@@ -67,6 +67,9 @@ class SinkScaleOutIT {
             final SinkCommand.Running b = SinkCommand.start(props, client, two, List.of(), "scale-two", dir.resolve("two-b"),
                     "127.0.0.1", 0);
             try {
+                // a refused price reaches the DLQ once per application, though good prices go to all six tasks
+                SinkCommand.publish(props, client, "scale.prices", List.of(GpuPrice.newBuilder(before).setUsdPerGpuHour(-1)
+                        .setEffectiveFromUs(t0.minusSeconds(7200)).build()));
                 Thread.sleep(3_000); // the prices reach every task before the windows
                 final int windows = publishWindows(kafka, client, t0);
                 // each final window gives one per-window record and one per rolling span
@@ -87,6 +90,8 @@ class SinkScaleOutIT {
                     }
                 }
                 assertThat(used).hasSize(8).allSatisfy((k, v) -> assertThat(v).containsExactly(4.0, 6.5));
+                assertThat(await(kafka, one.dlqTopic(), 1)).hasSize(1);
+                assertThat(await(kafka, two.dlqTopic(), 1)).hasSize(1);
             } finally {
                 b.close();
                 a.close();
