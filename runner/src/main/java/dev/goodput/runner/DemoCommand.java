@@ -139,8 +139,6 @@ final class DemoCommand implements Callable<Integer> {
                     "127.0.0.1", metricsPort);
             final LiveTable table = new LiveTable(cluster.bootstrapServers(), registry, Topics.WINDOW_STATS.name(),
                     Topics.COST.name(), out);
-            final Thread tableThread = new Thread(table, "goodput-live-table");
-            tableThread.start();
             out.printf(Locale.ROOT, "  streams    goodput-demo: %d s windows, %d s grace; a row per closed window below%n",
                     streamsConfig.window().toSeconds(), streamsConfig.grace().toSeconds());
             out.printf(Locale.ROOT, "  sink       prices from %s; metrics at %s%n", pricesFile, sink.metrics().url());
@@ -168,7 +166,6 @@ final class DemoCommand implements Callable<Integer> {
                 load.join(TimeUnit.SECONDS.toMillis(90));
             } finally {
                 table.close();
-                tableThread.join(5_000);
                 sink.close();
                 StreamsApp.close(streams);
             }

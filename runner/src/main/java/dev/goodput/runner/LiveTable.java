@@ -1,81 +1,53 @@
 package dev.goodput.runner;
 
 import java.io.PrintStream;
-import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
 
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
-import dev.goodput.serde.AvroDeserializer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import dev.goodput.sink.ResultsFollower;
 
 /**
  * Prints one row per closed window from llm.window-stats (committed records only): scenario,
  * requests, good %, TTFT p50/p99, ITL p99, TPOT p99, goodput.
  */
-final class LiveTable implements Runnable, AutoCloseable {
+final class LiveTable implements AutoCloseable {
 
     private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT).withZone(ZoneOffset.UTC);
     private static final String HEADER = String.format(Locale.ROOT, "%-8s %-20s %8s %7s %9s %9s %8s %8s %9s %11s %10s %10s",
             "window", "scenario", "requests", "good %", "TTFT p50", "TTFT p99", "ITL p99", "TPOT p99", "goodput", "good tok/s",
             "$/1M comp", "$/1M good");
 
-    private final KafkaConsumer<String, byte[]> consumer;
-    private final AvroDeserializer<WindowStats> windows;
-    private final AvroDeserializer<CostRecord> costs;
-    private final String windowTopic;
-    /** Final windows wait here for their cost record, so each row shows both. */
+    /** Final windows wait here for their cost record, so each row shows both (touched on the follower's thread only). */
     private final java.util.Map<String, WindowStats> pending = new java.util.LinkedHashMap<>();
     private final PrintStream out;
-    private volatile boolean running = true;
+    private final ResultsFollower follower;
     private int rows;
 
     LiveTable(String bootstrap, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
-        this.windowTopic = topic;
-        this.windows = new AvroDeserializer<>(registry, WindowStats.class);
-        this.costs = new AvroDeserializer<>(registry, CostRecord.class);
-        final Properties p = dev.goodput.config.ReaderProps.committedFromStart(bootstrap, "goodput-live-table");
-        // the table shows what closes from now on, not the history kept in the data folder
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
-        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
-        consumer.subscribe(List.of(topic, costTopic));
         this.out = out;
-    }
-
-    @Override
-    public void run() {
-        try {
-            while (running) {
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.topic().equals(windowTopic)) {
-                        final WindowStats w = windows.deserialize(r.topic(), r.value());
-                        if (w != null && w.getIsFinal()) {
+        // the table shows what closes from now on, not the history kept in the data folder
+        this.follower = new ResultsFollower(bootstrap, registry, topic, costTopic, "goodput-live-table", true,
+                new ResultsFollower.Listener() {
+                    @Override
+                    public void onWindow(WindowStats w) {
+                        if (w.getIsFinal()) {
                             pending.put(w.getContractId() + "|" + w.getScenarioId() + "|" + w.getWindowStartUs(), w);
                         }
-                    } else {
-                        final CostRecord c = costs.deserialize(r.topic(), r.value());
-                        final WindowStats w = c == null || !c.getSpan().equals("window") ? null
+                    }
+
+                    @Override
+                    public void onCost(CostRecord c) {
+                        final WindowStats w = !c.getSpan().equals("window") ? null
                                 : pending.remove(c.getContractId() + "|" + c.getScenarioId() + "|" + c.getWindowStartUs());
                         if (w != null) {
                             print(w, c);
                         }
                     }
-                }
-            }
-        } catch (org.apache.kafka.common.errors.WakeupException stop) {
-            // closing
-        } finally {
-            consumer.close();
-        }
+                });
     }
 
     private void print(WindowStats w, CostRecord c) {
@@ -95,7 +67,6 @@ final class LiveTable implements Runnable, AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
+        follower.close();
     }
 }

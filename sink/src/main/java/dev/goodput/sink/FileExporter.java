@@ -7,23 +7,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
-import dev.goodput.serde.AvroDeserializer;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Appends every final window record and every cost record (committed only) to JSON-lines and CSV
@@ -34,60 +26,42 @@ public final class FileExporter implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final KafkaConsumer<String, byte[]> consumer;
-    private final AvroDeserializer<WindowStats> windows;
-    private final AvroDeserializer<CostRecord> costs;
-    private final String windowTopic;
-    private final Sink windowFiles;
-    private final Sink costFiles;
-    private final Thread thread;
-    private volatile boolean running = true;
+    private final ResultsFollower follower;
 
     public FileExporter(String bootstrap, SchemaRegistryClient registry, String windowTopic, String costTopic, Path dir) {
-        this.windowTopic = windowTopic;
-        this.windows = new AvroDeserializer<>(registry, WindowStats.class);
-        this.costs = new AvroDeserializer<>(registry, CostRecord.class);
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir, e);
         }
-        this.windowFiles = new Sink(dir, "window-stats");
-        this.costFiles = new Sink(dir, "cost");
-        final Properties p = dev.goodput.config.ReaderProps.committedFromStart(bootstrap, "goodput-files");
-        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
-        consumer.subscribe(List.of(windowTopic, costTopic));
-        this.thread = new Thread(this::run, "goodput-files");
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private void run() {
-        try {
-            while (running) {
-                for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.topic().equals(windowTopic)) {
-                        final WindowStats w = windows.deserialize(r.topic(), r.value());
-                        if (w != null && w.getIsFinal()) {
+        final Sink windowFiles = new Sink(dir, "window-stats");
+        final Sink costFiles = new Sink(dir, "cost");
+        this.follower = new ResultsFollower(bootstrap, registry, windowTopic, costTopic, "goodput-files", false,
+                new ResultsFollower.Listener() {
+                    @Override
+                    public void onWindow(WindowStats w) {
+                        if (w.getIsFinal()) {
                             windowFiles.write(row(w));
                         }
-                    } else {
-                        final CostRecord c = costs.deserialize(r.topic(), r.value());
-                        if (c != null) {
-                            costFiles.write(row(c));
-                        }
                     }
-                }
-                windowFiles.flush();
-                costFiles.flush();
-            }
-        } catch (org.apache.kafka.common.errors.WakeupException stop) {
-            // closing
-        } finally {
-            consumer.close();
-            windowFiles.close();
-            costFiles.close();
-        }
+
+                    @Override
+                    public void onCost(CostRecord c) {
+                        costFiles.write(row(c));
+                    }
+
+                    @Override
+                    public void afterPoll() {
+                        windowFiles.flush();
+                        costFiles.flush();
+                    }
+
+                    @Override
+                    public void onStop() {
+                        windowFiles.close();
+                        costFiles.close();
+                    }
+                });
     }
 
     static Map<String, Object> row(WindowStats w) {
@@ -146,13 +120,7 @@ public final class FileExporter implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        follower.close();
     }
 
     /** A JSON-lines file and a CSV file (header written with the first row) for one record kind. */

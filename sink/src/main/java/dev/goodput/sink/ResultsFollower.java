@@ -1,0 +1,102 @@
+package dev.goodput.sink;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.config.ReaderProps;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroDeserializer;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Follows the window-stats and cost topics (committed records only) on a thread of its own and
+ * hands each record to a listener, decoded. What the metrics endpoint, the file export and the
+ * demo's live table share. A record that cannot be decoded is skipped: the DLQ upstream has it.
+ */
+public final class ResultsFollower implements AutoCloseable {
+
+    /** What a follower does with the records; called on the follower's thread only. */
+    public interface Listener {
+        void onWindow(WindowStats w);
+
+        void onCost(CostRecord c);
+
+        /** After the records of one poll (to flush what was written). */
+        default void afterPoll() {
+        }
+
+        /** Once, when the follower stops. */
+        default void onStop() {
+        }
+    }
+
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final Thread thread;
+    private volatile boolean running = true;
+
+    /**
+     * Starts following; {@code name} names the thread and the consumer group prefix, and
+     * {@code fromNow} starts at the end of the topics instead of their beginning.
+     */
+    public ResultsFollower(String bootstrap, SchemaRegistryClient registry, String windowTopic, String costTopic, String name,
+                           boolean fromNow, Listener listener) {
+        final AvroDeserializer<WindowStats> windows = new AvroDeserializer<>(registry, WindowStats.class);
+        final AvroDeserializer<CostRecord> costs = new AvroDeserializer<>(registry, CostRecord.class);
+        final Properties p = ReaderProps.committedFromStart(bootstrap, name);
+        if (fromNow) {
+            p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        }
+        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        consumer.subscribe(List.of(windowTopic, costTopic));
+        this.thread = new Thread(() -> {
+            try {
+                while (running) {
+                    for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                        try {
+                            if (r.topic().equals(windowTopic)) {
+                                final WindowStats w = windows.deserialize(r.topic(), r.value());
+                                if (w != null) {
+                                    listener.onWindow(w);
+                                }
+                            } else {
+                                final CostRecord c = costs.deserialize(r.topic(), r.value());
+                                if (c != null) {
+                                    listener.onCost(c);
+                                }
+                            }
+                        } catch (RuntimeException unreadable) {
+                            // skipped, not fatal: an unreadable result was refused upstream, where the DLQ holds it
+                        }
+                    }
+                    listener.afterPoll();
+                }
+            } catch (WakeupException stop) {
+                // closing
+            } finally {
+                consumer.close();
+                listener.onStop();
+            }
+        }, name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
