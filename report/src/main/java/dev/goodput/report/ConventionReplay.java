@@ -59,31 +59,47 @@ public final class ConventionReplay {
                 .filter(r -> (runId == null || r.getRunId().equals(runId)) && !r.getWarmup())
                 .filter(r -> Conventions.us(r.getCompletionTimeUs()) >= fromUs && Conventions.us(r.getCompletionTimeUs()) < toUs)
                 .toList();
-        final List<TokenEvent> tokens = TopicSnapshot.read(client, Topics.TOKENS.name(), new AvroDeserializer<>(registry, TokenEvent.class))
-                .stream().filter(t -> (runId == null || t.getRunId().equals(runId)) && !t.getWarmup()).toList();
-        return compute(requests, tokens, objectives);
+        // token events are many: only each chunk's arrival is kept, as they are read
+        final Chunks chunks = new Chunks();
+        TopicSnapshot.forEach(client, Topics.TOKENS.name(), new AvroDeserializer<>(registry, TokenEvent.class), (t, partition) -> {
+            if ((runId == null || t.getRunId().equals(runId)) && !t.getWarmup()) {
+                chunks.add(t);
+            }
+        });
+        return compute(requests, chunks, objectives);
     }
 
     /** Recomputes request events and their token events under every convention, per scenario in order of appearance. */
     public static List<Scenario> compute(List<RequestEvent> requests, List<TokenEvent> tokens, Contract.Objectives objectives) {
-        final Map<String, TreeMap<Integer, Long>> chunks = new HashMap<>();
-        final Map<String, Integer> multiToken = new HashMap<>();
-        for (TokenEvent t : tokens) {
-            // a chunk published twice (a producer retry) is one chunk
-            if (chunks.computeIfAbsent(t.getRequestId(), k -> new TreeMap<>())
-                    .putIfAbsent(t.getChunkIndex(), Conventions.us(t.getArrivalTimeUs())) == null && t.getTokens() > 1) {
-                multiToken.merge(t.getRequestId(), 1, Integer::sum);
-            }
-        }
+        final Chunks chunks = new Chunks();
+        tokens.forEach(chunks::add);
+        return compute(requests, chunks, objectives);
+    }
+
+    private static List<Scenario> compute(List<RequestEvent> requests, Chunks chunks, Contract.Objectives objectives) {
         final Map<String, List<RequestEvent>> byScenario = new LinkedHashMap<>();
         final Map<String, RequestEvent> seen = new LinkedHashMap<>();
         requests.forEach(r -> seen.putIfAbsent(r.getRequestId() + "#" + r.getAttempt(), r));
         seen.values().forEach(r -> byScenario.computeIfAbsent(r.getScenarioId(), k -> new ArrayList<>()).add(r));
         final List<Scenario> out = new ArrayList<>();
         for (var e : byScenario.entrySet()) {
-            out.add(scenario(e.getKey(), e.getValue(), chunks, multiToken, objectives));
+            out.add(scenario(e.getKey(), e.getValue(), chunks.arrivals, chunks.multiToken, objectives));
         }
         return out;
+    }
+
+    /** The content chunks' arrivals by request, in chunk order, and how many chunks carried several tokens. */
+    private static final class Chunks {
+        final Map<String, TreeMap<Integer, Long>> arrivals = new HashMap<>();
+        final Map<String, Integer> multiToken = new HashMap<>();
+
+        void add(TokenEvent t) {
+            // a chunk published twice (a producer retry) is one chunk
+            if (arrivals.computeIfAbsent(t.getRequestId(), k -> new TreeMap<>())
+                    .putIfAbsent(t.getChunkIndex(), Conventions.us(t.getArrivalTimeUs())) == null && t.getTokens() > 1) {
+                multiToken.merge(t.getRequestId(), 1, Integer::sum);
+            }
+        }
     }
 
     private static Scenario scenario(String id, List<RequestEvent> requests, Map<String, TreeMap<Integer, Long>> chunks,

@@ -29,6 +29,19 @@ public final class TopicSnapshot {
 
     /** The values of every record in {@code topic}, in partition then offset order; a missing topic reads as empty. */
     public static <V> List<V> read(Properties client, String topic, Deserializer<V> values) {
+        final Map<Integer, List<V>> byPartition = new java.util.TreeMap<>();
+        forEach(client, topic, values, (v, partition) -> byPartition.computeIfAbsent(partition, k -> new ArrayList<>()).add(v));
+        final List<V> out = new ArrayList<>();
+        byPartition.values().forEach(out::addAll);
+        return out;
+    }
+
+    /**
+     * Hands every record's value to {@code each} as it is read, in offset order within a partition,
+     * without keeping them: for topics too large to hold (a long run's token events).
+     */
+    public static <V> void forEach(Properties client, String topic, Deserializer<V> values,
+                                   java.util.function.ObjIntConsumer<V> each) {
         final Properties p = new Properties();
         p.putAll(client);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -38,14 +51,13 @@ public final class TopicSnapshot {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             final var info = c.listTopics(Duration.ofSeconds(30)).get(topic);
             if (info == null) {
-                return List.of();
+                return;
             }
             final List<TopicPartition> parts = info.stream().map(i -> new TopicPartition(topic, i.partition()))
                     .sorted(java.util.Comparator.comparingInt(TopicPartition::partition)).collect(Collectors.toList());
             c.assign(parts);
             c.seekToBeginning(parts);
             final Map<TopicPartition, Long> ends = c.endOffsets(parts);
-            final Map<Integer, List<V>> byPartition = new java.util.TreeMap<>();
             final long deadline = System.nanoTime() + LIMIT.toNanos();
             while (!done(c, ends)) {
                 if (System.nanoTime() > deadline) {
@@ -53,14 +65,10 @@ public final class TopicSnapshot {
                 }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(POLL)) {
                     if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
-                        byPartition.computeIfAbsent(r.partition(), k -> new ArrayList<>())
-                                .add(values.deserialize(r.topic(), r.headers(), r.value()));
+                        each.accept(values.deserialize(r.topic(), r.headers(), r.value()), r.partition());
                     }
                 }
             }
-            final List<V> out = new ArrayList<>();
-            byPartition.values().forEach(out::addAll);
-            return out;
         }
     }
 
