@@ -51,9 +51,13 @@ public final class ConventionReplay {
     private ConventionReplay() {
     }
 
-    /** Reads a run's request and token events (warm-up left out) and recomputes it under every convention. */
+    /**
+     * Reads a run's request and token events (warm-up left out) and recomputes it under every
+     * convention; {@code qualityFloor}, when not null, re-judges Goodput's quality verdict from the
+     * recorded scores, as a what-if replay does.
+     */
     public static List<Scenario> load(Properties client, SchemaRegistryClient registry, String runId, long fromUs, long toUs,
-                                      Contract.Objectives objectives) {
+                                      Contract.Objectives objectives, Double qualityFloor) {
         final List<RequestEvent> requests = TopicSnapshot.read(client, Topics.REQUESTS.name(),
                 new AvroDeserializer<>(registry, RequestEvent.class)).stream()
                 .filter(r -> (runId == null || r.getRunId().equals(runId)) && !r.getWarmup())
@@ -66,24 +70,26 @@ public final class ConventionReplay {
                 chunks.add(t);
             }
         });
-        return compute(requests, chunks, objectives);
+        return compute(requests, chunks, objectives, qualityFloor);
     }
 
     /** Recomputes request events and their token events under every convention, per scenario in order of appearance. */
-    public static List<Scenario> compute(List<RequestEvent> requests, List<TokenEvent> tokens, Contract.Objectives objectives) {
+    public static List<Scenario> compute(List<RequestEvent> requests, List<TokenEvent> tokens, Contract.Objectives objectives,
+                                         Double qualityFloor) {
         final Chunks chunks = new Chunks();
         tokens.forEach(chunks::add);
-        return compute(requests, chunks, objectives);
+        return compute(requests, chunks, objectives, qualityFloor);
     }
 
-    private static List<Scenario> compute(List<RequestEvent> requests, Chunks chunks, Contract.Objectives objectives) {
+    private static List<Scenario> compute(List<RequestEvent> requests, Chunks chunks, Contract.Objectives objectives,
+                                          Double qualityFloor) {
         final Map<String, List<RequestEvent>> byScenario = new LinkedHashMap<>();
         final Map<String, RequestEvent> seen = new LinkedHashMap<>();
         requests.forEach(r -> seen.putIfAbsent(r.getRequestId() + "#" + r.getAttempt(), r));
         seen.values().forEach(r -> byScenario.computeIfAbsent(r.getScenarioId(), k -> new ArrayList<>()).add(r));
         final List<Scenario> out = new ArrayList<>();
         for (var e : byScenario.entrySet()) {
-            out.add(scenario(e.getKey(), e.getValue(), chunks.arrivals, chunks.multiToken, objectives));
+            out.add(scenario(e.getKey(), e.getValue(), chunks.arrivals, chunks.multiToken, objectives, qualityFloor));
         }
         return out;
     }
@@ -103,7 +109,7 @@ public final class ConventionReplay {
     }
 
     private static Scenario scenario(String id, List<RequestEvent> requests, Map<String, TreeMap<Integer, Long>> chunks,
-                                     Map<String, Integer> multiToken, Contract.Objectives o) {
+                                     Map<String, Integer> multiToken, Contract.Objectives o, Double qualityFloor) {
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         for (RequestEvent r : requests) {
@@ -137,7 +143,8 @@ public final class ConventionReplay {
                     samples.get("itl").add((double) g);
                 }
                 samples.get("e2e").add(m.e2eUs());
-                final boolean quality = r.getQualityPass() == null || r.getQualityPass();
+                final boolean quality = qualityFloor == null ? r.getQualityPass() == null || r.getQualityPass()
+                        : r.getQualityScore() != null && r.getQualityScore() >= qualityFloor;
                 if (Conventions.good(tool, m, o, quality)) {
                     good++;
                 }

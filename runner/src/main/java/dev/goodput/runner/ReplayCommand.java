@@ -115,6 +115,13 @@ public final class ReplayCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if (conventions) {
+            if (pricesFile != null || !"10s".equals(window) || !"5s".equals(grace)) {
+                throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--conventions compares per-request figures: --prices, --window and --grace do not apply to it");
+            }
+            for (String line : differences(config, byId)) {
+                System.out.println("what-if: " + line);
+            }
             return conventions(System.out, config, byId);
         }
         final StreamsConfig.TopicNames live = config.topics();
@@ -179,7 +186,7 @@ public final class ReplayCommand implements Callable<Integer> {
             final SchemaRegistryClient registry = at.registry();
             final long t0 = System.nanoTime();
             final List<dev.goodput.report.ConventionReplay.Scenario> result = dev.goodput.report.ConventionReplay.load(client, registry,
-                    runId, config.selection().fromUs(), config.selection().toUs(), objectives);
+                    runId, config.selection().fromUs(), config.selection().toUs(), objectives, config.selection().qualityFloor());
             if (result.isEmpty()) {
                 out.println("replay " + replayId + ": no request events" + (runId == null ? "" : " of run " + runId) + " to recompute");
                 return Main.EXIT_FAILED;

@@ -135,6 +135,17 @@ class ConventionsIT {
             stat(g, "ttft", 3, 15_000, 14_000, 21_000, 0.001);
             stat(g, "e2e", 3, 22_000, 15_000, 41_000, 0.001);
             assertThat(g.path("stats").path("tpot").path("samples").asLong()).isEqualTo(2);
+
+            // what-if quality floor 0: R3's failed quality no longer counts, so Goodput counts R2 and R3 good, as vLLM does
+            assertThat(Main.run("replay", "--conventions", "--replay-id", "floor0", "--run-id", RUN, "--bootstrap-server",
+                    KAFKA.kafka().bootstrapServers(), "--schema-registry", registry.url(), "--contract", "../config/contract.yaml",
+                    "--goodput", "ttft:15", "tpot:6", "e2el:60", "--quality-floor", "0", "--out", dir.toString())).isZero();
+            assertThat(new ObjectMapper().readTree(dir.resolve("conventions-floor0.json").toFile()).path("scenarios").get(0)
+                    .path("conventions").path("goodput").path("good").asLong()).isEqualTo(2);
+            // per-window parameters do not apply to a per-request comparison: refused at start
+            assertThat(Main.run("replay", "--conventions", "--replay-id", "w", "--run-id", RUN, "--bootstrap-server",
+                    KAFKA.kafka().bootstrapServers(), "--schema-registry", registry.url(), "--contract", "../config/contract.yaml",
+                    "--window", "30s", "--out", dir.toString())).isEqualTo(Main.EXIT_REFUSED);
         }
     }
 

@@ -67,7 +67,7 @@ class MultiGeneratorIT {
 
                 // the run recomputed from its raw topics holds both generators' measured requests
                 final long measured = requests.stream().filter(e -> !e.getWarmup()).count();
-                final var scenarios = ConventionReplay.load(client, sr, "shared", Long.MIN_VALUE, Long.MAX_VALUE, contract.objectives());
+                final var scenarios = ConventionReplay.load(client, sr, "shared", Long.MIN_VALUE, Long.MAX_VALUE, contract.objectives(), null);
                 assertThat(scenarios).singleElement().satisfies(s ->
                         assertThat(s.results().get(Conventions.Tool.GOODPUT).requests()).isEqualTo(measured));
             }
