@@ -17,17 +17,21 @@ import java.util.Iterator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.TimeoutException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A streaming HTTP/1.1 client for plain {@code http://} targets that runs every connection on one
+ * A streaming HTTP/1.1 client for plain {@code http://} targets that reads every connection on one
  * selector thread: bytes are timed the moment {@code read()} returns them and handed to the stream
  * parser on the same thread, with no hand-off per chunk. Keep-alive connections are reused per
- * host. TLS targets go through Jetty instead ({@link StreamingClient}).
+ * host; a request that finds one idle is written by the thread that sends it, at its send time.
+ * TLS targets go through Jetty instead ({@link StreamingClient}).
  */
 public final class NioHttpClient implements AutoCloseable {
 
@@ -48,8 +52,11 @@ public final class NioHttpClient implements AutoCloseable {
     private final Selector selector;
     private final Thread loop;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-    private final Map<String, ArrayDeque<Conn>> idle = new HashMap<>();
+    // Shared with dispatching threads, which take a kept-alive connection and write their request on it themselves.
+    private final Map<String, ConcurrentLinkedDeque<Conn>> idle = new ConcurrentHashMap<>();
     private final Map<String, ArrayDeque<Call>> waiting = new HashMap<>();
+    // While calls wait for a connection, new ones queue behind them instead of taking a freed one first.
+    private final AtomicInteger waitingCalls = new AtomicInteger();
     private final Map<String, Integer> open = new HashMap<>();
     private final int maxConnectionsPerHost;
     private final Set<Conn> active = new HashSet<>();
@@ -72,13 +79,85 @@ public final class NioHttpClient implements AutoCloseable {
     /** Sends a POST; the exchange hears of every step. Returns a handle that aborts it with a given cause. */
     java.util.function.Consumer<Throwable> post(URI uri, Map<String, String> headers, byte[] body, long timeoutMs,
                                                 long idleTimeoutMs, Exchange exchange) {
-        final Call call = new Call(uri, headers, body, timeoutMs, idleTimeoutMs, exchange);
-        tasks.add(() -> begin(call));
-        selector.wakeup();
+        return send(prepare(uri, headers, body, timeoutMs, idleTimeoutMs, exchange));
+    }
+
+    /** Builds a POST's bytes ahead of its send time, so that sending it is only a socket write. */
+    Call prepare(URI uri, Map<String, String> headers, byte[] body, long timeoutMs, long idleTimeoutMs,
+                 Exchange exchange) {
+        return new Call(uri, headers, body, timeoutMs, idleTimeoutMs, exchange);
+    }
+
+    /**
+     * Sends a prepared POST. On a kept-alive connection the calling thread writes the request itself,
+     * so the send does not wait for the selector thread to be woken and scheduled (under load that
+     * wait was most of the dispatch lateness); otherwise the selector thread connects and writes.
+     * Returns a handle that aborts the exchange with a given cause.
+     */
+    java.util.function.Consumer<Throwable> send(Call call) {
+        call.deadlineNanos = System.nanoTime() + call.timeoutMs * 1_000_000;
+        if (waitingCalls.get() > 0 || !sendOnIdleConnection(call)) {
+            tasks.add(() -> begin(call));
+            selector.wakeup();
+        }
         return cause -> {
             tasks.add(() -> call.fail(cause));
             selector.wakeup();
         };
+    }
+
+    private boolean sendOnIdleConnection(Call call) {
+        final Conn c = takeIdle(call.hostKey);
+        if (c == null) {
+            return false;
+        }
+        c.call = call;
+        call.conn = c;
+        c.resetResponse();
+        final ByteBuffer out = ByteBuffer.wrap(call.requestBytes());
+        call.markSent();
+        // From here the selector thread owns the connection again; the response cannot come before the write.
+        c.state.set(Conn.BUSY);
+        try {
+            c.ch.write(out);
+        } catch (IOException e) {
+            tasks.add(() -> call.fail(e));
+            selector.wakeup();
+            return true;
+        }
+        if (out.hasRemaining()) {
+            tasks.add(() -> {
+                if (c.call == call && !call.done) {
+                    active.add(c);
+                    c.out = out;
+                    c.key.interestOps(SelectionKey.OP_WRITE);
+                }
+            });
+            selector.wakeup();
+        } else {
+            // Only for the timeout checks, which run every 5 ms: no need to wake the selector for it.
+            tasks.add(() -> {
+                if (c.call == call && !call.done) {
+                    active.add(c);
+                }
+            });
+        }
+        return true;
+    }
+
+    /** A kept-alive connection to the host, now owned by the caller, or null. */
+    private Conn takeIdle(String hostKey) {
+        final ConcurrentLinkedDeque<Conn> pool = idle.get(hostKey);
+        if (pool == null) {
+            return null;
+        }
+        Conn c;
+        while ((c = pool.poll()) != null) {
+            if (c.state.compareAndSet(Conn.POOLED, Conn.CLAIMED)) {
+                return c;
+            }
+        }
+        return null;
     }
 
     private void begin(Call call) {
@@ -88,10 +167,13 @@ public final class NioHttpClient implements AutoCloseable {
         if (call.done) {
             return;
         }
-        final ArrayDeque<Conn> pool = idle.get(hostKey);
-        Conn c = pool == null ? null : pool.poll();
+        Conn c = takeIdle(hostKey);
+        if (c != null) {
+            c.state.set(Conn.BUSY);
+        }
         if (c == null && open.getOrDefault(hostKey, 0) >= maxConnectionsPerHost) {
             waiting.computeIfAbsent(hostKey, h -> new ArrayDeque<>()).add(call);
+            waitingCalls.incrementAndGet();
             return;
         }
         if (c == null) {
@@ -171,13 +253,16 @@ public final class NioHttpClient implements AutoCloseable {
     }
 
     /** One request and its response. */
-    private final class Call {
+    final class Call {
         final URI uri;
+        final String hostKey;
         final Map<String, String> headers;
         final byte[] body;
         final long timeoutMs;
         final long idleTimeoutMs;
-        final long deadlineNanos;
+        long deadlineNanos;
+        private final byte[] bytes;
+        private boolean sent;
         final Exchange exchange;
         Conn conn;
         boolean done;
@@ -188,11 +273,24 @@ public final class NioHttpClient implements AutoCloseable {
             this.body = body;
             this.timeoutMs = timeoutMs;
             this.idleTimeoutMs = idleTimeoutMs;
-            this.deadlineNanos = System.nanoTime() + timeoutMs * 1_000_000;
             this.exchange = exchange;
+            this.hostKey = uri.getHost() + ":" + (uri.getPort() < 0 ? 80 : uri.getPort());
+            this.bytes = buildRequest();
         }
 
         byte[] requestBytes() {
+            return bytes;
+        }
+
+        /** The actual send time is when the request's first byte is handed to the socket. */
+        void markSent() {
+            if (!sent) {
+                sent = true;
+                exchange.sent();
+            }
+        }
+
+        private byte[] buildRequest() {
             final StringBuilder sb = new StringBuilder(256);
             final String path = uri.getRawPath() + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
             sb.append("POST ").append(path).append(" HTTP/1.1\r\nHost: ").append(uri.getHost());
@@ -218,9 +316,9 @@ public final class NioHttpClient implements AutoCloseable {
             if (conn != null) {
                 conn.closeQuietly();
             } else {
-                final ArrayDeque<Call> queue = waiting.get(uri.getHost() + ":" + (uri.getPort() < 0 ? 80 : uri.getPort()));
-                if (queue != null) {
-                    queue.remove(this);
+                final ArrayDeque<Call> queue = waiting.get(hostKey);
+                if (queue != null && queue.remove(this)) {
+                    waitingCalls.decrementAndGet();
                 }
             }
             exchange.end(t);
@@ -237,6 +335,12 @@ public final class NioHttpClient implements AutoCloseable {
 
     /** A connection: request writing, then a response parsed as bytes arrive. */
     private final class Conn {
+        // Who may touch the connection: the selector thread (BUSY), nobody yet (POOLED: idle, kept alive),
+        // or a dispatching thread that took it from the pool (CLAIMED) and is writing its request.
+        static final int BUSY = 0;
+        static final int POOLED = 1;
+        static final int CLAIMED = 2;
+        final AtomicInteger state = new AtomicInteger(BUSY);
         final SocketChannel ch;
         final String hostKey;
         SelectionKey key;
@@ -270,6 +374,17 @@ public final class NioHttpClient implements AutoCloseable {
         }
 
         void ready(SelectionKey k) {
+            final int owner = state.get();
+            if (owner == CLAIMED) {
+                return;
+            }
+            if (owner == POOLED) {
+                // An idle connection became readable: the server closed it, or sent bytes nobody asked for.
+                if (state.compareAndSet(POOLED, BUSY)) {
+                    closeQuietly();
+                }
+                return;
+            }
             final Call c = call;
             try {
                 if (out != null && connected && (k.readyOps() & SelectionKey.OP_CONNECT) == 0 && c != null
@@ -298,13 +413,13 @@ public final class NioHttpClient implements AutoCloseable {
         }
 
         private void writeRequest(SelectionKey k, Call c) throws IOException {
+            if (c != null) {
+                c.markSent();
+            }
             ch.write(out);
             if (!out.hasRemaining()) {
                 out = null;
                 k.interestOps(SelectionKey.OP_READ);
-                if (c != null) {
-                    c.exchange.sent();
-                }
             }
         }
 
@@ -446,7 +561,8 @@ public final class NioHttpClient implements AutoCloseable {
             call = null;
             if (reuse && ch.isOpen()) {
                 key.interestOps(SelectionKey.OP_READ);
-                idle.computeIfAbsent(hostKey, h -> new ArrayDeque<>()).add(this);
+                state.set(POOLED);
+                idle.computeIfAbsent(hostKey, h -> new ConcurrentLinkedDeque<>()).add(this);
                 startWaiting(hostKey);
             } else {
                 closeQuietly();
@@ -459,7 +575,7 @@ public final class NioHttpClient implements AutoCloseable {
             }
             open.merge(hostKey, -1, Integer::sum);
             active.remove(this);
-            final ArrayDeque<Conn> pool = idle.get(hostKey);
+            final ConcurrentLinkedDeque<Conn> pool = idle.get(hostKey);
             if (pool != null) {
                 pool.remove(this);
             }
@@ -480,6 +596,7 @@ public final class NioHttpClient implements AutoCloseable {
         final ArrayDeque<Call> queue = waiting.get(hostKey);
         final Call next = queue == null ? null : queue.poll();
         if (next != null) {
+            waitingCalls.decrementAndGet();
             begin(next);
         }
     }

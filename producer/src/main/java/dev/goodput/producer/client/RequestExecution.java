@@ -79,6 +79,14 @@ public final class RequestExecution implements Response.Listener, SseParser.List
 
     /** Sends the request; returns at once. Plain-HTTP targets use the selector client, TLS targets Jetty. */
     public void start(StreamingClient client) {
+        prepare(client).run();
+    }
+
+    /**
+     * Builds the request now and returns what sends it, so that a dispatcher can do the building
+     * before the intended send time and only the send after it.
+     */
+    public Runnable prepare(StreamingClient client) {
         if ("http".equals(target.endpoint().getScheme())) {
             final java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
             headers.put("Accept", "text/event-stream");
@@ -88,11 +96,12 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 headers.put("Authorization", "Bearer " + key);
             }
             headers.putAll(target.headers());
-            abort = client.nio().post(target.endpoint(), headers, body(), target.requestTimeout().toMillis(),
-                    target.stallTimeout().toMillis(), this);
-        } else {
-            start(client.http());
+            final NioHttpClient nio = client.nio();
+            final NioHttpClient.Call call = nio.prepare(target.endpoint(), headers, body(),
+                    target.requestTimeout().toMillis(), target.stallTimeout().toMillis(), this);
+            return () -> abort = nio.send(call);
         }
+        return () -> start(client.http());
     }
 
     /** Sends the request through Jetty (any scheme); returns at once. */

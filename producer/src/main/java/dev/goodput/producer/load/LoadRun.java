@@ -90,11 +90,12 @@ public final class LoadRun {
                 break;
             }
             final RequestSpec spec = spec(seq++, t, t < warmupEndUs);
-            waitUntil(t);
             final RequestExecution[] holder = new RequestExecution[1];
             holder[0] = new RequestExecution(spec, s.identity(), s.target(), clock, sink, e -> done(holder[0], e, schedule));
+            final Runnable send = holder[0].prepare(client);
+            waitUntil(t);
             inFlight.add(holder[0]);
-            holder[0].start(client);
+            send.run();
             if (System.nanoTime() - lastProgress >= s.progressEvery().toNanos()) {
                 lastProgress = System.nanoTime();
                 progress.println(stats.progress((lastProgress - wall0) / 1e9, inFlight.size(), tokenEvents.get()));
