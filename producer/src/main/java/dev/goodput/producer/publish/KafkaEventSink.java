@@ -64,7 +64,9 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        // Each lz4 batch allocates two 64 KiB blocks: at 5 ms linger that was two thirds of the generator's
+        // allocation (profiled at 2,000 req/s). Events carry their own times, so waiting 50 ms costs no accuracy.
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "50");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "300000");
