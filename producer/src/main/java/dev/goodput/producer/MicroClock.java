@@ -27,6 +27,11 @@ public final class MicroClock {
         return anchorMicros + (System.nanoTime() - anchorNanos) / 1_000;
     }
 
+    /** The time on this clock of a {@link System#nanoTime()} reading. */
+    public long micros(long nanoTime) {
+        return anchorMicros + (nanoTime - anchorNanos) / 1_000;
+    }
+
     /** The {@link System#nanoTime()} reading that corresponds to a time on this clock. */
     public long toNanoTime(long micros) {
         return anchorNanos + (micros - anchorMicros) * 1_000;

@@ -37,6 +37,8 @@ public final class NioHttpClient implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(NioHttpClient.class);
     private static final int READ_BUFFER = 256 * 1024;
+    /** A read with less room than this left in the round's buffer parses the round first. */
+    private static final int MIN_READ_SPACE = 16 * 1024;
 
     /** What the client reports for one exchange; all calls come from the selector thread. */
     interface Exchange {
@@ -44,7 +46,8 @@ public final class NioHttpClient implements AutoCloseable {
 
         void status(int code);
 
-        void body(ByteBuffer bytes);
+        /** Bytes of the response body, as {@code read()} returned them at {@code readNanos} ({@link System#nanoTime()}). */
+        void body(ByteBuffer bytes, long readNanos);
 
         void end(Throwable failureOrNull);
     }
@@ -60,7 +63,14 @@ public final class NioHttpClient implements AutoCloseable {
     private final Map<String, Integer> open = new HashMap<>();
     private final int maxConnectionsPerHost;
     private final Set<Conn> active = new HashSet<>();
+    // One select round's reads, in order: every ready connection is read and timed first, then the
+    // bytes are parsed, so a chunk's time does not include parsing the chunks read before it.
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(READ_BUFFER);
+    private Conn[] roundConns = new Conn[256];
+    private int[] roundStart = new int[256];
+    private int[] roundLength = new int[256];
+    private long[] roundNanos = new long[256];
+    private int roundSize;
     private volatile boolean running = true;
 
     /** @param maxConnectionsPerHost requests beyond this many open connections wait, in order, inside the client */
@@ -221,6 +231,7 @@ public final class NioHttpClient implements AutoCloseable {
                         ((Conn) k.attachment()).ready(k);
                     }
                 }
+                parseRound();
                 final long now = System.nanoTime();
                 if (now >= nextTimeoutCheck) {
                     nextTimeoutCheck = now + 5_000_000;
@@ -230,6 +241,40 @@ public final class NioHttpClient implements AutoCloseable {
                 LOG.warn("HTTP client loop: {}", e.toString());
             }
         }
+    }
+
+    private void addRead(Conn c, int start, int length, long nanos) {
+        if (roundSize == roundConns.length) {
+            final int n = roundSize * 2;
+            roundConns = java.util.Arrays.copyOf(roundConns, n);
+            roundStart = java.util.Arrays.copyOf(roundStart, n);
+            roundLength = java.util.Arrays.copyOf(roundLength, n);
+            roundNanos = java.util.Arrays.copyOf(roundNanos, n);
+        }
+        roundConns[roundSize] = c;
+        roundStart[roundSize] = start;
+        roundLength[roundSize] = length;
+        roundNanos[roundSize] = nanos;
+        roundSize++;
+    }
+
+    /** Parses the reads of the round so far, in the order they were made, and empties the buffer. */
+    private void parseRound() {
+        for (int i = 0; i < roundSize; i++) {
+            final Conn c = roundConns[i];
+            roundConns[i] = null;
+            try {
+                c.consume(roundStart[i], roundLength[i], roundNanos[i]);
+            } catch (IOException e) {
+                if (c.call != null) {
+                    c.call.fail(e);
+                } else {
+                    c.closeQuietly();
+                }
+            }
+        }
+        roundSize = 0;
+        readBuffer.clear();
     }
 
     private void checkTimeouts(long now) {
@@ -348,6 +393,7 @@ public final class NioHttpClient implements AutoCloseable {
         Call call;
         ByteBuffer out;
         long lastActivityNanos = System.nanoTime();
+        private long readNanos;
         // response parsing
         private final StringBuilder line = new StringBuilder(128);
         private int phase;            // 0 status, 1 headers, 2 body
@@ -423,9 +469,23 @@ public final class NioHttpClient implements AutoCloseable {
             }
         }
 
+        /** Reads what the socket holds into the round's buffer and times it; {@link #consume} parses it later. */
         private void read() throws IOException {
-            readBuffer.clear();
+            if (readBuffer.remaining() < MIN_READ_SPACE) {
+                parseRound();
+            }
+            final int start = readBuffer.position();
             final int n = ch.read(readBuffer);
+            if (n != 0) {
+                addRead(this, start, n, System.nanoTime());
+            }
+        }
+
+        /** Parses one read of this connection: {@code n} bytes at {@code start} of the round's buffer, or end of stream. */
+        void consume(int start, int n, long readNanos) throws IOException {
+            if (!ch.isOpen()) {
+                return;
+            }
             if (n < 0) {
                 if (call != null && phase == 2 && !chunked && contentLength < 0) {
                     final Call c = call;
@@ -438,9 +498,13 @@ public final class NioHttpClient implements AutoCloseable {
                 }
                 return;
             }
-            lastActivityNanos = System.nanoTime();
-            readBuffer.flip();
-            while (readBuffer.hasRemaining() && call != null && !call.done) {
+            lastActivityNanos = readNanos;
+            this.readNanos = readNanos;
+            readBuffer.limit(start + n).position(start);
+            // Stop at the end of this call's response: once the connection is back in the pool, a
+            // dispatching thread may already have given it the next call.
+            final Call owner = call;
+            while (readBuffer.hasRemaining() && owner != null && call == owner && !owner.done) {
                 if (phase < 2) {
                     headerByte(readBuffer.get());
                 } else {
@@ -552,7 +616,7 @@ public final class NioHttpClient implements AutoCloseable {
             final ByteBuffer slice = readBuffer.slice();
             slice.limit(n);
             readBuffer.position(readBuffer.position() + n);
-            call.exchange.body(slice);
+            call.exchange.body(slice, readNanos);
         }
 
         /** The response is complete: the connection goes back to the pool or is closed. */

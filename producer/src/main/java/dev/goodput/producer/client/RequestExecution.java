@@ -172,6 +172,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
 
     @Override
     public void onContent(Response response, ByteBuffer content) {
+        readUs = clock.nowMicros();
         body(content);
     }
 
@@ -191,8 +192,12 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     }
 
     @Override
-    public void body(ByteBuffer content) {
-        readUs = clock.nowMicros();
+    public void body(ByteBuffer content, long readNanos) {
+        readUs = clock.micros(readNanos);
+        body(content);
+    }
+
+    private void body(ByteBuffer content) {
         if (httpStatus != 200) {
             while (content.hasRemaining() && errorBody.length() < MAX_ERROR_BODY) {
                 errorBody.append((char) (content.get() & 0xff));

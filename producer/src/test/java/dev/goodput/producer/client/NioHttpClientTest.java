@@ -138,7 +138,7 @@ class NioHttpClientTest {
         }
 
         @Override
-        public void body(ByteBuffer bytes) {
+        public void body(ByteBuffer bytes, long readNanos) {
             while (bytes.hasRemaining()) {
                 body.append((char) bytes.get());
             }
