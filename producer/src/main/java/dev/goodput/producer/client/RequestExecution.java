@@ -39,8 +39,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_ERROR_BODY = 2048;
 
-    // Set once more by schedule(), before the send; the HTTP threads read it only after the send.
-    private RequestSpec spec;
+    private final RequestSpec spec;
     private final RunIdentity run;
     private final Target target;
     private final MicroClock clock;
@@ -81,11 +80,6 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     /** Sends the request; returns at once. Plain-HTTP targets use the selector client, TLS targets Jetty. */
     public void start(StreamingClient client) {
         prepare(client).run();
-    }
-
-    /** Places a prepared request on the schedule: its intended send time and whether it falls in the warm-up. */
-    public void schedule(long intendedUs, boolean warmup) {
-        spec = spec.at(intendedUs, warmup);
     }
 
     /**

@@ -14,9 +14,4 @@ package dev.goodput.producer.client;
  */
 public record RequestSpec(String requestId, String scenarioId, String prompt, int promptTokens, String expected,
                           int maxTokens, long intendedUs, boolean warmup) {
-
-    /** The same request, placed on the schedule (requests are built before their send time is known). */
-    public RequestSpec at(long intendedUs, boolean warmup) {
-        return new RequestSpec(requestId, scenarioId, prompt, promptTokens, expected, maxTokens, intendedUs, warmup);
-    }
 }

@@ -4,7 +4,6 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
@@ -50,11 +49,6 @@ public final class LoadRun {
         }
     }
 
-    private static final int MAX_PREPARED = 4096;
-    private static final int OPEN_LOOP_PREPARED = 64;
-    /** Building a request takes tens of microseconds: only build ahead while the next send is further off than this. */
-    private static final long PREPARE_SLACK_NANOS = 300_000;
-
     private final Settings s;
     private final MicroClock clock;
     private final RunStats stats = new RunStats();
@@ -82,41 +76,26 @@ public final class LoadRun {
         final long warmupEndUs = startUs + Math.round(s.warmupS() * 1e6);
         final long endUs = s.durationS() != null ? warmupEndUs + Math.round(s.durationS() * 1e6) : Long.MAX_VALUE;
         final Schedule schedule = schedule(startUs);
-        // Requests are built ahead of their send time while the dispatcher has nothing due, so that a
-        // burst (a closed loop's slots freed in one decode step, a Poisson cluster) costs only the sends.
-        final int ahead = s.scenario().closedLoop() ? Math.min(s.scenario().concurrency(), MAX_PREPARED) : OPEN_LOOP_PREPARED;
-        final ArrayDeque<Prepared> prepared = new ArrayDeque<>();
-        long built = 0;
-        long sent = 0;
+        long seq = 0;
         long lastProgress = System.nanoTime();
         while (failure.get() == null) {
-            long t;
+            final long t;
             try {
-                t = schedule.poll();
-                if (t == Schedule.NOT_YET) {
-                    while (prepared.size() < ahead && (s.numRequests() == null || built < s.numRequests())) {
-                        prepared.add(prepare(built++, client, sink, schedule));
-                    }
-                    t = schedule.next();
-                }
+                t = schedule.next();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
             }
-            if (t >= endUs || (s.numRequests() != null && sent >= s.numRequests()) || t == Long.MAX_VALUE) {
+            if (t >= endUs || (s.numRequests() != null && seq >= s.numRequests()) || t == Long.MAX_VALUE) {
                 break;
             }
-            final long slackUntil = clock.toNanoTime(t) - PREPARE_SLACK_NANOS;
-            while (prepared.size() < ahead && System.nanoTime() < slackUntil
-                    && (s.numRequests() == null || built < s.numRequests())) {
-                prepared.add(prepare(built++, client, sink, schedule));
-            }
-            final Prepared next = prepared.isEmpty() ? prepare(built++, client, sink, schedule) : prepared.poll();
-            next.execution().schedule(t, t < warmupEndUs);
+            final RequestSpec spec = spec(seq++, t, t < warmupEndUs);
+            final RequestExecution[] holder = new RequestExecution[1];
+            holder[0] = new RequestExecution(spec, s.identity(), s.target(), clock, sink, e -> done(holder[0], e, schedule));
+            final Runnable send = holder[0].prepare(client);
             waitUntil(t);
-            inFlight.add(next.execution());
-            next.send().run();
-            sent++;
+            inFlight.add(holder[0]);
+            send.run();
             if (System.nanoTime() - lastProgress >= s.progressEvery().toNanos()) {
                 lastProgress = System.nanoTime();
                 progress.println(stats.progress((lastProgress - wall0) / 1e9, inFlight.size(), tokenEvents.get()));
@@ -127,17 +106,6 @@ public final class LoadRun {
         final double cpuS = (processCpuNanos() - cpu0) / 1e9;
         progress.println(stats.progress(wallS, inFlight.size(), tokenEvents.get()));
         return summary(startUs, warmupEndUs, wallS, cpuS, tokenEvents.get());
-    }
-
-    /** A request built ahead of its send time, and what sends it. */
-    private record Prepared(RequestExecution execution, Runnable send) {
-    }
-
-    private Prepared prepare(long seq, StreamingClient client, EventSink sink, Schedule schedule) {
-        final RequestExecution[] holder = new RequestExecution[1];
-        holder[0] = new RequestExecution(spec(seq, -1, false), s.identity(), s.target(), clock, sink,
-                e -> done(holder[0], e, schedule));
-        return new Prepared(holder[0], holder[0].prepare(client));
     }
 
     private void done(RequestExecution exec, RequestEvent e, Schedule schedule) {

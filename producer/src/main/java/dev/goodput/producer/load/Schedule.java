@@ -19,14 +19,6 @@ public interface Schedule {
     /** The next intended send time (microseconds), blocking for closed-loop arrivals until a slot frees up. */
     long next() throws InterruptedException;
 
-    /** What {@link #poll()} answers when no send is due yet. */
-    long NOT_YET = Long.MIN_VALUE;
-
-    /** Like {@link #next()}, but {@link #NOT_YET} instead of blocking when a closed loop has no free slot. */
-    default long poll() throws InterruptedException {
-        return next();
-    }
-
     /** A request finished at {@code us}; closed-loop schedules reuse its slot. */
     default void completed(long us) {
     }
@@ -131,12 +123,6 @@ public interface Schedule {
         @Override
         public long next() throws InterruptedException {
             return free.take();
-        }
-
-        @Override
-        public long poll() {
-            final Long us = free.poll();
-            return us == null ? NOT_YET : us;
         }
 
         @Override

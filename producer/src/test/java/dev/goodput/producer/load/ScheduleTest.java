@@ -78,24 +78,6 @@ class ScheduleTest {
     }
 
     @Test
-    void closedLoopPollSaysNotYetInsteadOfBlockingWhileEverySlotIsBusy() throws InterruptedException {
-        final Schedule s = Schedule.closedLoop(5, 1);
-        assertThat(s.poll()).isEqualTo(5);
-        assertThat(s.poll()).isEqualTo(Schedule.NOT_YET);
-        s.completed(70);
-        assertThat(s.poll()).isEqualTo(70);
-    }
-
-    @Test
-    void openLoopPollIsItsNextTime() throws InterruptedException {
-        final Schedule a = Schedule.poisson(0, 100, 0, 7);
-        final Schedule b = Schedule.poisson(0, 100, 0, 7);
-        for (int i = 0; i < 5; i++) {
-            assertThat(a.poll()).isEqualTo(b.next());
-        }
-    }
-
-    @Test
     void closedLoopReusesFinishedSlots() throws InterruptedException {
         final Schedule s = Schedule.closedLoop(5, 2);
         assertThat(s.next()).isEqualTo(5);
