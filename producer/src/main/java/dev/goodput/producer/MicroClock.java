@@ -7,6 +7,7 @@ import java.time.Instant;
  * step (NTP) in the middle of a run; intervals between two readings of this clock cannot.
  */
 public final class MicroClock {
+    private static final int ANCHOR_SAMPLES = 100;
     private static final MicroClock SYSTEM = new MicroClock();
 
     private final long anchorMicros;
@@ -17,8 +18,6 @@ public final class MicroClock {
         this.anchorNanos = a[0];
         this.anchorMicros = a[1];
     }
-
-    private static final int ANCHOR_SAMPLES = 100;
 
     /**
      * Pairs a monotonic reading with a wall-clock reading: the wall clock is read between two

@@ -40,7 +40,11 @@ public final class NioHttpClient implements AutoCloseable {
     /** A read with less room than this left in the round's buffer parses the round first. */
     private static final int MIN_READ_SPACE = 16 * 1024;
 
-    /** What the client reports for one exchange; all calls come from the selector thread. */
+    /**
+     * What the client reports for one exchange. {@code sent} comes from the thread that writes the
+     * request (the sending thread on a kept-alive connection, else the selector thread); the rest
+     * from the selector thread, after {@code sent}.
+     */
     interface Exchange {
         void sent();
 
@@ -173,7 +177,7 @@ public final class NioHttpClient implements AutoCloseable {
     private void begin(Call call) {
         final String host = call.uri.getHost();
         final int port = call.uri.getPort() < 0 ? 80 : call.uri.getPort();
-        final String hostKey = host + ":" + port;
+        final String hostKey = call.hostKey;
         if (call.done) {
             return;
         }
@@ -266,11 +270,7 @@ public final class NioHttpClient implements AutoCloseable {
             try {
                 c.consume(roundStart[i], roundLength[i], roundNanos[i]);
             } catch (IOException e) {
-                if (c.call != null) {
-                    c.call.fail(e);
-                } else {
-                    c.closeQuietly();
-                }
+                c.broken(e);
             }
         }
         roundSize = 0;
@@ -450,11 +450,16 @@ public final class NioHttpClient implements AutoCloseable {
                     read();
                 }
             } catch (IOException e) {
-                if (c != null) {
-                    c.fail(e);
-                } else {
-                    closeQuietly();
-                }
+                broken(e);
+            }
+        }
+
+        /** An I/O error: the call on the connection fails (which drops it), or an idle connection is closed. */
+        void broken(IOException e) {
+            if (call != null) {
+                call.fail(e);
+            } else {
+                closeQuietly();
             }
         }
 
