@@ -12,6 +12,8 @@ public final class EmbeddedKafkaMain {
 
     public static void main(String[] args) throws IOException {
         try (EmbeddedKafka kafka = EmbeddedKafka.startTemporary()) {
+            // a parent that destroys this process (SIGTERM) skips the close below: remove the data folder anyway
+            Runtime.getRuntime().addShutdownHook(new Thread(kafka::close, "goodput-broker-shutdown"));
             System.out.println("bootstrap=" + kafka.bootstrapServers());
             System.out.flush();
             while (System.in.read() >= 0) {

@@ -4,9 +4,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 
+import dev.goodput.config.ClientConfig;
 import dev.goodput.streams.StreamsApp;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -18,7 +20,7 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * The benchmark's baseline: a Kafka Streams app with the streams-app's own settings whose
- * processor does nothing, over the same input topics. What it reaches is the ceiling any
+ * processor does nothing, over the same input topics (and the same {@code GOODPUT_KAFKA_*} overrides). What it reaches is the ceiling any
  * per-record Kafka Streams processor has on the machine. Not a user command: bench-streams starts
  * it in a child JVM with {@code bootstrap applicationId topic...}.
  */
@@ -28,8 +30,8 @@ public final class NoopStreamsMain {
     }
 
     public static void main(String[] args) throws Exception {
-        final Properties user = new Properties();
-        user.put("bootstrap.servers", args[0]);
+        // the app's own merge, so GOODPUT_KAFKA_* overrides reach the baseline too
+        final Properties user = ClientConfig.merge(null, System.getenv(), Map.of("bootstrap.servers", args[0]), Map.of());
         final Properties p = StreamsApp.streamsProperties(user, args[1], Files.createTempDirectory("goodput-noop-state"));
         final StreamsBuilder b = new StreamsBuilder();
         b.stream(List.of(args).subList(2, args.length), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("inputs"))

@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +18,12 @@ import java.util.concurrent.TimeUnit;
 public final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final String value;
+    private final Path log;
 
-    private ChildJvm(Process process, String value) {
+    private ChildJvm(Process process, String value, Path log) {
         this.process = process;
         this.value = value;
+        this.log = log;
     }
 
     /** Starts {@code mainClass} and waits for its line starting with {@code readyPrefix}. */
@@ -32,7 +35,9 @@ public final class ChildJvm implements AutoCloseable {
         cmd.addAll(List.of("-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
                 mainClass));
         cmd.addAll(List.of(args));
-        final Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        // its log goes to a file, so that a child that died can be diagnosed; removed when it closes normally
+        final Path log = Files.createTempFile("goodput-child-", ".log");
+        final Process p = new ProcessBuilder(cmd).redirectError(log.toFile()).start();
         final BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line;
         while ((line = r.readLine()) != null) {
@@ -48,10 +53,10 @@ public final class ChildJvm implements AutoCloseable {
                 }, "child-output");
                 drain.setDaemon(true);
                 drain.start();
-                return new ChildJvm(p, line.substring(readyPrefix.length()).trim());
+                return new ChildJvm(p, line.substring(readyPrefix.length()).trim(), log);
             }
         }
-        throw new IOException(mainClass + " exited before it was ready");
+        throw new IOException(mainClass + " exited before it was ready; its log: " + log);
     }
 
     /** What followed the ready prefix (an address or a port). */
@@ -65,6 +70,10 @@ public final class ChildJvm implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        if (!process.isAlive()) {
+            throw new IOException("child JVM " + process.pid() + " died before it was closed (exit " + process.exitValue()
+                    + "); its log: " + log);
+        }
         process.getOutputStream().close();
         process.destroy();
         try {
@@ -75,5 +84,6 @@ public final class ChildJvm implements AutoCloseable {
             Thread.currentThread().interrupt();
             process.destroyForcibly();
         }
+        Files.deleteIfExists(log);
     }
 }
