@@ -1,6 +1,7 @@
 package dev.goodput.streams;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -20,6 +21,9 @@ final class FastTokenReader {
 
     private final SchemaRegistryClient registry;
     private final Map<Integer, Boolean> fastIds = new ConcurrentHashMap<>();
+    /** The last schema id looked up and its answer: a topic's records nearly all carry one id. */
+    private int lastId = -1;
+    private boolean lastIdFast;
     private byte[] data;
     private int pos;
 
@@ -41,7 +45,11 @@ final class FastTokenReader {
             return false;
         }
         final int id = ((bytes[1] & 0xff) << 24) | ((bytes[2] & 0xff) << 16) | ((bytes[3] & 0xff) << 8) | (bytes[4] & 0xff);
-        if (!fastIds.computeIfAbsent(id, this::isCompiledSchema)) {
+        if (id != lastId) {
+            lastIdFast = fastIds.computeIfAbsent(id, this::isCompiledSchema);
+            lastId = id;
+        }
+        if (!lastIdFast) {
             return false;
         }
         data = bytes;
@@ -68,28 +76,12 @@ final class FastTokenReader {
 
     /** Whether the record's contract id equals {@code id} (ASCII hex), without making a String. */
     boolean contractIs(byte[] id) {
-        if (id.length != contractLength) {
-            return false;
-        }
-        for (int i = 0; i < contractLength; i++) {
-            if (data[contractOffset + i] != id[i]) {
-                return false;
-            }
-        }
-        return true;
+        return Arrays.equals(data, contractOffset, contractOffset + contractLength, id, 0, id.length);
     }
 
     /** Whether the record's run id equals {@code id} (UTF-8 bytes). */
     boolean runIs(byte[] id) {
-        if (id.length != runLength) {
-            return false;
-        }
-        for (int i = 0; i < runLength; i++) {
-            if (data[runOffset + i] != id[i]) {
-                return false;
-            }
-        }
-        return true;
+        return Arrays.equals(data, runOffset, runOffset + runLength, id, 0, id.length);
     }
 
     String contractId() {

@@ -1,6 +1,5 @@
 package dev.goodput.streams;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -96,7 +95,7 @@ final class RequestState {
 
         @Override
         public byte[] encode(RequestState s) {
-            final ByteArrayOutputStream out = new ByteArrayOutputStream(64 + s.seenCount * 4);
+            final ByteSink out = new ByteSink(64 + s.seenCount * 4);
             Varint.writeString(out, s.contractId);
             Varint.writeString(out, s.scenarioId);
             Varint.writeLong(out, s.lastActivityUs);

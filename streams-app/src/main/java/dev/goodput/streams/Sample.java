@@ -1,6 +1,5 @@
 package dev.goodput.streams;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 
 /**
@@ -41,7 +40,7 @@ sealed interface Sample permits Sample.Request, Sample.Watermark {
     }
 
     static byte[] encode(Sample s) {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+        final ByteSink out = new ByteSink(64);
         if (s instanceof Request r) {
             out.write(REQUEST);
             Varint.writeLong(out, r.upstream());

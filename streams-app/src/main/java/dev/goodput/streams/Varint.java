@@ -1,6 +1,5 @@
 package dev.goodput.streams;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
@@ -9,7 +8,7 @@ final class Varint {
     private Varint() {
     }
 
-    static void writeLong(ByteArrayOutputStream out, long v) {
+    static void writeLong(ByteSink out, long v) {
         long z = (v << 1) ^ (v >> 63);
         while ((z & ~0x7FL) != 0) {
             out.write((int) ((z & 0x7F) | 0x80));
@@ -32,7 +31,7 @@ final class Varint {
         return (z >>> 1) ^ -(z & 1);
     }
 
-    static void writeString(ByteArrayOutputStream out, String s) {
+    static void writeString(ByteSink out, String s) {
         if (s == null) {
             writeLong(out, -1);
             return;
@@ -52,7 +51,7 @@ final class Varint {
         return new String(b, StandardCharsets.UTF_8);
     }
 
-    static void writeDouble(ByteArrayOutputStream out, double d) {
+    static void writeDouble(ByteSink out, double d) {
         writeLong(out, Double.doubleToRawLongBits(d));
     }
 
@@ -60,7 +59,7 @@ final class Varint {
         return Double.longBitsToDouble(readLong(in));
     }
 
-    static void writeBytes(ByteArrayOutputStream out, byte[] b) {
+    static void writeBytes(ByteSink out, byte[] b) {
         writeLong(out, b.length);
         out.writeBytes(b);
     }

@@ -1,6 +1,5 @@
 package dev.goodput.streams;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.TreeMap;
@@ -133,7 +132,7 @@ final class WindowAgg {
     static final ObjectStore.Codec<WindowAgg> CODEC = new ObjectStore.Codec<>() {
         @Override
         public byte[] encode(WindowAgg a) {
-            final ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+            final ByteSink out = new ByteSink(1024);
             Varint.writeString(out, a.contractId);
             Varint.writeString(out, a.scenarioId);
             for (long v : new long[] {a.startUs, a.total, a.ok, a.error, a.timeout, a.abandoned, a.sloPass, a.qualityPass,

@@ -1,0 +1,99 @@
+package dev.goodput.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.Test;
+
+/** What the object store writes to its changelogged inner store at a commit. */
+class ObjectStoreTest {
+
+    private static final ObjectStore.Codec<String> CODEC = new ObjectStore.Codec<>() {
+        @Override
+        public byte[] encode(String value) {
+            return value.getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String decode(byte[] bytes) {
+            return new String(bytes, StandardCharsets.UTF_8);
+        }
+    };
+
+    /** The inner store's writes, as the changelog would see them ("put k=v", "delete k"). */
+    private final List<String> writes = new ArrayList<>();
+    private final Map<Bytes, byte[]> data = new TreeMap<>();
+
+    @SuppressWarnings("unchecked")
+    private final KeyValueStore<Bytes, byte[]> inner = (KeyValueStore<Bytes, byte[]>) Proxy.newProxyInstance(
+            getClass().getClassLoader(), new Class<?>[] {KeyValueStore.class}, (proxy, method, args) -> {
+                switch (method.getName()) {
+                    case "put" -> {
+                        data.put((Bytes) args[0], (byte[]) args[1]);
+                        writes.add("put " + key(args[0]) + "=" + new String((byte[]) args[1], StandardCharsets.UTF_8));
+                        return null;
+                    }
+                    case "delete" -> {
+                        writes.add("delete " + key(args[0]));
+                        return data.remove((Bytes) args[0]);
+                    }
+                    case "get" -> {
+                        return data.get((Bytes) args[0]);
+                    }
+                    case "flush", "commit" -> {
+                        return method.getReturnType() == boolean.class ? false : null;
+                    }
+                    default -> throw new UnsupportedOperationException(method.getName());
+                }
+            });
+
+    private static String key(Object bytes) {
+        return new String(((Bytes) bytes).get(), StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void entryAddedAndRemovedBetweenCommitsWritesNothing() {
+        final ObjectStore<String> store = ObjectStore.over(inner, CODEC);
+        store.put("a", "1");
+        store.remove("a");
+        store.flushCache();
+        assertThat(writes).isEmpty();
+        assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void persistedEntryRemovedLaterGetsATombstone() {
+        final ObjectStore<String> store = ObjectStore.over(inner, CODEC);
+        store.put("a", "1");
+        store.put("b", "2");
+        store.flushCache();
+        assertThat(writes).containsExactly("put a=1", "put b=2");
+        writes.clear();
+        store.remove("a");
+        store.put("c", "3");
+        store.remove("c");
+        store.flushCache();
+        assertThat(writes).containsExactly("delete a");
+        assertThat(data.keySet()).extracting(ObjectStoreTest::key).containsExactly("b");
+    }
+
+    @Test
+    void onlyChangedEntriesAreRewritten() {
+        final ObjectStore<String> store = ObjectStore.over(inner, CODEC);
+        store.put("a", "1");
+        store.put("b", "2");
+        store.flushCache();
+        writes.clear();
+        store.put("b", "20");
+        store.flushCache();
+        assertThat(writes).containsExactly("put b=20");
+    }
+}
