@@ -19,10 +19,10 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
- * The benchmark's baseline: a Kafka Streams app with the streams-app's own settings whose
- * processor does nothing, over the same input topics (and the same {@code GOODPUT_KAFKA_*} overrides). What it reaches is the ceiling any
- * per-record Kafka Streams processor has on the machine. Not a user command: bench-streams starts
- * it in a child JVM with {@code bootstrap applicationId topic...}.
+ * The benchmark's baseline: a Kafka Streams app with the streams-app's own settings (and the same
+ * {@code GOODPUT_KAFKA_*} overrides) whose processor does nothing, over the same input topics. What
+ * it reaches is the ceiling any per-record Kafka Streams processor has on the machine. Not a user
+ * command: bench-streams starts it in a child JVM with {@code bootstrap applicationId topic...}.
  */
 public final class NoopStreamsMain {
 
