@@ -107,20 +107,10 @@ final class StreamsBenchmark {
         final double rawRate = warm[1];
         out.printf(Locale.ROOT, "raw consumer:  %,d token events; whole run (first pass) %,.0f records/s; warm (second pass)"
                 + " %,.0f records/s%n", (long) warm[0], cold[1], rawRate);
-        // the streams-app over the same topics
-        final ChildJvm app = startApp(bootstrap, registryUrl, "bench-rate", tokens, reqs, "rate");
-        try {
-            final Progress run = awaitCaughtUp(bootstrap, "bench-rate", List.of(tokens, reqs), Duration.ofMinutes(20));
-            // its rate counts records of both topics; token events are this share of them
-            final double tokenShare = (double) tokenEvents / produced;
-            out.printf(Locale.ROOT, "streams-app:   %,d token events (+%,d request events); whole run %,.0f token records/s"
-                    + " (%,.0f records in %.2f s between offset commits); warm %,.0f token records/s (%,.0f records in %.2f s),"
-                    + " %.1f%% of the raw consumer's warm rate%n", tokenEvents, produced - tokenEvents,
-                    run.wholeRate() * tokenShare, run.wholeRecords(), run.wholeSeconds(), run.warmRate() * tokenShare,
-                    run.warmRecords(), run.warmSeconds(), 100 * run.warmRate() * tokenShare / rawRate);
-        } finally {
-            app.close();
-        }
+        // the streams-app over the same topics: as shipped (token events coalesced), then one record per event
+        appRate(bootstrap, registryUrl, tokens, reqs, produced, tokenEvents, rawRate, "streams-app:  ", "rate");
+        appRate(bootstrap, registryUrl, tokens, reqs, produced, tokenEvents, rawRate, "uncoalesced:  ", "rate-single",
+                "--no-coalesce-tokens");
         // the ceiling: Kafka Streams with the same settings and a processor that does nothing
         final ChildJvm noop = ChildJvm.start(List.of("-Xmx512m", "-Xms512m"), NoopStreamsMain.class.getName(), "noop-streams ",
                 bootstrap, "bench-noop", tokens, reqs);
@@ -132,6 +122,52 @@ final class StreamsBenchmark {
         } finally {
             noop.close();
         }
+    }
+
+    private void appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
+                         double rawRate, String label, String tag, String... extraArgs) throws Exception {
+        final String group = "bench-" + tag;
+        final ChildJvm app = startApp(bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
+        try {
+            final Progress run = awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20));
+            // its rate counts records of both topics; token events are this share of them
+            final double tokenShare = (double) tokenEvents / produced;
+            out.printf(Locale.ROOT, "%s %,d token events (+%,d request events)%s; whole run %,.0f token records/s"
+                    + " (%,.0f records in %.2f s between offset commits); warm %,.0f token records/s (%,.0f records in %.2f s),"
+                    + " %.1f%% of the raw consumer's warm rate%n", label, tokenEvents, produced - tokenEvents,
+                    extraArgs.length == 0 ? "" : " " + String.join(" ", extraArgs),
+                    run.wholeRate() * tokenShare, run.wholeRecords(), run.wholeSeconds(), run.warmRate() * tokenShare,
+                    run.warmRecords(), run.warmSeconds(), 100 * run.warmRate() * tokenShare / rawRate);
+            // a rate means nothing if the results are not all there: one verdict per request, committed
+            final long requestEvents = produced - tokenEvents;
+            out.printf(Locale.ROOT, "%s %,d verdicts committed for %,d requests%n", " ".repeat(label.length()),
+                    countCommitted(bootstrap, tag + ".verdicts", requestEvents), requestEvents);
+        } finally {
+            app.close();
+        }
+    }
+
+    /** Records a read_committed consumer sees on {@code topic}, reading until {@code expected} or 5 s of nothing. */
+    private static long countCommitted(String bootstrap, String topic, long expected) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "count-" + System.nanoTime());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
+        long n = 0;
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            c.subscribe(List.of(topic));
+            long idleSince = System.nanoTime();
+            while (n < expected && System.nanoTime() - idleSince < TimeUnit.SECONDS.toNanos(5)) {
+                final int got = c.poll(Duration.ofMillis(200)).count();
+                if (got > 0) {
+                    n += got;
+                    idleSince = System.nanoTime();
+                }
+            }
+        }
+        return n;
     }
 
     private void heap(String bootstrap, String registryUrl, SchemaRegistryClient client) throws Exception {
@@ -186,19 +222,21 @@ final class StreamsBenchmark {
                 h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getMaxValue() / 1e3);
     }
 
-    private ChildJvm startApp(String bootstrap, String registryUrl, String appId, String tokens, String reqs, String tag)
-            throws IOException {
+    private ChildJvm startApp(String bootstrap, String registryUrl, String appId, String tokens, String reqs, String tag,
+                              String... extraArgs) throws IOException {
         final Path state = Files.createTempDirectory("goodput-bench-state");
         final List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-Xms512m"));
         final String extra = System.getenv("GOODPUT_BENCH_APP_OPTS");
         if (extra != null && !extra.isBlank()) {
             jvm.addAll(List.of(extra.trim().split("\\s+")));
         }
-        return ChildJvm.start(jvm, "dev.goodput.runner.Main", "streams-app ",
+        final List<String> args = new ArrayList<>(List.of(
                 "streams", "--bootstrap-server", bootstrap, "--schema-registry", registryUrl, "--application-id", appId,
                 "--state-dir", state.toString(), "--contract", contractFile.toString(), "--topic", "tokens=" + tokens,
                 "--topic", "requests=" + reqs, "--topic", "verdicts=" + tag + ".verdicts",
-                "--topic", "window-stats=" + tag + ".window-stats", "--topic", "dlq=" + tag + ".dlq");
+                "--topic", "window-stats=" + tag + ".window-stats", "--topic", "dlq=" + tag + ".dlq"));
+        args.addAll(List.of(extraArgs));
+        return ChildJvm.start(jvm, "dev.goodput.runner.Main", "streams-app ", args.toArray(String[]::new));
     }
 
     private void createTopics(String bootstrap, String tokens, String reqs, int partitions) {

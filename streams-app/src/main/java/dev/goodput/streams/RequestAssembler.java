@@ -61,6 +61,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private long requestTimeUs = Long.MIN_VALUE;
     private long lastWatermarkSent = Long.MIN_VALUE;
     private long nextSweepUs = Long.MIN_VALUE;
+    /** The offset of the event being processed when it came in a {@link TokenBatch}; -1 otherwise. */
+    private long eventOffset = -1;
 
     private final FastTokenReader fast;
     private final Map<String, byte[]> contractIdBytes = new java.util.HashMap<>();
@@ -109,13 +111,40 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     @Override
     public void process(Record<String, byte[]> record) {
         final String topic = context.recordMetadata().get().topic();
-        if (topic.equals(config.topics().tokens())) {
-            onToken(record);
-        } else {
+        if (!topic.equals(config.topics().tokens())) {
             onRequest(record);
+        } else if (TokenBatch.isBatch(record.headers())) {
+            onBatch(record);
+            return;
+        } else {
+            onToken(record);
         }
+        maybeSweep();
+    }
+
+    private void maybeSweep() {
         if (Math.max(tokenTimeUs, requestTimeUs) >= nextSweepUs) {
             sweep();
+        }
+    }
+
+    /** Token events coalesced by {@link CoalescingConsumer}: each one exactly as if it had come alone. */
+    private void onBatch(Record<String, byte[]> batch) {
+        int done = 0;
+        try {
+            final TokenBatch.Reader events = new TokenBatch.Reader(batch.value(), context.recordMetadata().get().offset(),
+                    batch.timestamp());
+            while (events.next()) {
+                eventOffset = events.offset;
+                onToken(new Record<>(events.key, events.value, events.timestamp));
+                maybeSweep();
+                done++;
+            }
+        } catch (IllegalArgumentException | NullPointerException e) {
+            eventOffset = -1;
+            deadLetter(batch, "invalid_batch", "token batch frame unreadable after " + done + " events: " + e.getMessage());
+        } finally {
+            eventOffset = -1;
         }
     }
 
@@ -382,9 +411,14 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private void deadLetter(Record<String, byte[]> record, String reason, String message) {
         LOG.debug("task {} refuses {}: {} ({})", context.taskId(), record.key(), reason, message);
         final var meta = context.recordMetadata();
+        final long offset = eventOffset >= 0 ? eventOffset : meta.map(m -> m.offset()).orElse(-1L);
         final var headers = DeadLetters.headers(STAGE, reason, message, meta.map(m -> m.topic()).orElse("?"),
-                meta.map(m -> m.partition()).orElse(-1), meta.map(m -> m.offset()).orElse(-1L));
-        record.headers().forEach(h -> headers.add(h));
+                meta.map(m -> m.partition()).orElse(-1), offset);
+        record.headers().forEach(h -> {
+            if (!TokenBatch.HEADER.equals(h.key())) {
+                headers.add(h);
+            }
+        });
         context.forward(new Record<String, Out>(record.key(), new Out.Dead(record.value()), record.timestamp(), headers));
     }
 

@@ -16,6 +16,7 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.Topology;
 
 /** Wiring and lifecycle of the streams-app: properties, topic checks, start and close. */
 public final class StreamsApp {
@@ -70,10 +71,22 @@ public final class StreamsApp {
         }
     }
 
-    /** Builds and starts the app; the caller closes it. */
+    /** Builds and starts the app, token events coalesced; the caller closes it. */
     public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
                                      boolean reset) {
-        final KafkaStreams streams = new KafkaStreams(GoodputTopology.build(c, serdes), streamsProps);
+        return start(c, serdes, streamsProps, reset, true);
+    }
+
+    /**
+     * Builds and starts the app; the caller closes it. With {@code coalesceTokens} the main consumer
+     * hands token events to Kafka Streams in batches ({@link CoalescingConsumer}); results are the same.
+     */
+    public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
+                                     boolean reset, boolean coalesceTokens) {
+        final Topology topology = GoodputTopology.build(c, serdes);
+        final KafkaStreams streams = coalesceTokens
+                ? new KafkaStreams(topology, streamsProps, new CoalescingClientSupplier(c.topics().tokens()))
+                : new KafkaStreams(topology, streamsProps);
         if (reset) {
             streams.cleanUp();
         }

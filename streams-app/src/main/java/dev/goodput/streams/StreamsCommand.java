@@ -58,6 +58,11 @@ public final class StreamsCommand implements Callable<Integer> {
     @Option(names = "--reset", description = "Wipe this instance's local state before starting (cleanUp()).")
     boolean reset;
 
+    @Option(names = "--coalesce-tokens", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Hand token events to Kafka Streams in batches of up to 64 (same results, several times "
+                    + "the rate); --no-coalesce-tokens routes each one alone. Default: ${DEFAULT-VALUE}.")
+    boolean coalesceTokens;
+
     @Option(names = "--topic", description = "Topic name override, NAME=TOPIC for tokens, requests, verdicts, window-stats, dlq (repeatable).")
     Map<String, String> topicNames = new LinkedHashMap<>();
 
@@ -68,7 +73,7 @@ public final class StreamsCommand implements Callable<Integer> {
         final SchemaRegistryClient registry = connection.registry();
         final int partitions = StreamsApp.prepareTopics(client, config);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),
-                StreamsApp.streamsProperties(client, applicationId, stateDir), reset);
+                StreamsApp.streamsProperties(client, applicationId, stateDir), reset, coalesceTokens);
         final CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             StreamsApp.close(streams);

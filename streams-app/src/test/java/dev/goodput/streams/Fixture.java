@@ -20,7 +20,10 @@ import dev.goodput.contract.ContractLoader;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -46,13 +49,22 @@ final class Fixture implements AutoCloseable {
     final TestOutputTopic<String, RequestVerdict> verdicts;
     final TestOutputTopic<String, WindowStats> windows;
     final TestOutputTopic<String, byte[]> dlq;
+    /** 0: every token event piped alone; n: consecutive token events piped as TokenBatch records of up to n. */
+    private final int batchSize;
+    private final List<ConsumerRecord<byte[], byte[]>> pending = new ArrayList<>();
+    private long pendingOffset;
 
     Fixture() {
         this(StreamsConfig.defaults(Map.of(CONTRACT.id(), CONTRACT)));
     }
 
     Fixture(StreamsConfig config) {
+        this(config, 0);
+    }
+
+    Fixture(StreamsConfig config, int batchSize) {
         this.config = config;
+        this.batchSize = batchSize;
         final Properties p = new Properties();
         p.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG, "goodput-test");
         p.put(org.apache.kafka.streams.StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -77,9 +89,40 @@ final class Fixture implements AutoCloseable {
     }
 
     void token(String contractId, String requestId, int index, long arrivalUs, int tokenCount, ChunkKind kind) {
-        tokens.pipeInput(requestId, TokenEvent.newBuilder().setContractId(contractId).setRunId("run")
+        final TokenEvent e = TokenEvent.newBuilder().setContractId(contractId).setRunId("run")
                 .setScenarioId("s1").setRequestId(requestId).setChunkIndex(index).setKind(kind).setTokens(tokenCount)
-                .setArrivalTimeUs(at(arrivalUs)).setWarmup(false).build(), arrivalUs / 1000);
+                .setArrivalTimeUs(at(arrivalUs)).setWarmup(false).build();
+        if (batchSize == 0) {
+            tokens.pipeInput(requestId, e, arrivalUs / 1000);
+        } else {
+            rawToken(requestId, serdes.value(TokenEvent.class).serializer().serialize(config.topics().tokens(), e),
+                    arrivalUs / 1000);
+        }
+    }
+
+    /** A token record of any bytes, alone or into the current batch. */
+    void rawToken(String key, byte[] value, long timestampMs) {
+        if (batchSize == 0) {
+            rawTokens.pipeInput(key, value, timestampMs);
+            return;
+        }
+        pending.add(new ConsumerRecord<>(config.topics().tokens(), 0, pendingOffset++, timestampMs, TimestampType.CREATE_TIME,
+                -1, -1, key == null ? null : key.getBytes(java.nio.charset.StandardCharsets.UTF_8), value,
+                new RecordHeaders(), java.util.Optional.empty()));
+        if (pending.size() == batchSize) {
+            flushTokens();
+        }
+    }
+
+    /** Pipes the pending token events as one batch record (as CoalescingConsumer hands them on). */
+    void flushTokens() {
+        if (pending.isEmpty()) {
+            return;
+        }
+        final RecordHeaders h = new RecordHeaders();
+        h.add(TokenBatch.HEADER, TokenBatch.HEADER_VALUE);
+        rawTokens.pipeInput(new TestRecord<>(null, TokenBatch.encode(pending), h, pending.get(0).timestamp()));
+        pending.clear();
     }
 
     /** One request: its chunks at the given arrival times (1 token each unless given), then its request event. */
@@ -102,6 +145,7 @@ final class Fixture implements AutoCloseable {
     }
 
     void request(RequestEvent e) {
+        flushTokens();
         requests.pipeInput(e.getRequestId(), e, e.getCompletionTimeUs().toEpochMilli());
     }
 
@@ -122,6 +166,7 @@ final class Fixture implements AutoCloseable {
 
     /** Lets heartbeats and live updates run (wall-clock punctuations). */
     void tick() {
+        flushTokens();
         driver.advanceWallClockTime(Duration.ofMillis(1100));
     }
 

@@ -1,0 +1,107 @@
+package dev.goodput.streams;
+
+import static dev.goodput.streams.Fixture.T0;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.goodput.avro.ChunkKind;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.topics.DeadLetters;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Token events handed on in {@link TokenBatch} records (as {@link CoalescingConsumer} does) give
+ * exactly the results they give one record at a time.
+ */
+class CoalescedTokensTest {
+
+    private static final long MS = 1_000;
+    private static final long S = 1_000_000;
+
+    /** Every definition's path at once: multi-token chunks, duplicates, out-of-order, failures, refusals, late. */
+    private static List<String> run(Fixture f) {
+        final long i = T0 + S;
+        f.okRequest("a", i, i + 100 * MS, i + 120 * MS, i + 150 * MS, i + 190 * MS);
+        for (int k = 0; k < 3; k++) {
+            f.token("m", k, i + (50 + 40 * k) * MS, 4, ChunkKind.ANSWER);
+        }
+        f.request(f.ok("m", i, new long[] {i + 50 * MS, i + 90 * MS, i + 130 * MS}).setOutputTokens(12).build());
+        // duplicated and reordered chunks
+        f.token("d", 1, i + 220 * MS, 1, ChunkKind.ANSWER);
+        f.token("d", 0, i + 200 * MS, 1, ChunkKind.ANSWER);
+        f.token("d", 1, i + 220 * MS, 1, ChunkKind.ANSWER);
+        f.token("d", 2, i + 260 * MS, 1, ChunkKind.ANSWER);
+        f.rawToken("bad", new byte[] {9, 9, 9, 9, 9, 9}, i / 1000);
+        f.token("f".repeat(64), "stranger", 0, i + 300 * MS, 1, ChunkKind.ANSWER);
+        f.request(f.ok("d", i, new long[] {i + 200 * MS, i + 220 * MS, i + 260 * MS}).build());
+        f.failedRequest("x", i, i + 2 * S, RequestStatus.ERROR, "http_500");
+        f.request(f.ok("q", i, new long[] {i + 400 * MS, i + 450 * MS}).setQualityPass(false).setQualityScore(0.0).build());
+        f.sendChunks("q", new long[] {i + 400 * MS, i + 450 * MS});
+        f.okRequest("next", T0 + 12 * S, T0 + 12 * S + 80 * MS, T0 + 12 * S + 95 * MS);
+        f.closeThrough(T0 + 16 * S);
+        f.failedRequest("late", T0 + S, T0 + 2 * S, RequestStatus.ERROR, "http_500");
+        f.closeThrough(T0 + 30 * S);
+
+        final List<String> out = new ArrayList<>();
+        f.verdicts.readRecordsToList().forEach(r -> out.add("verdict " + r.key() + " " + r.value()));
+        f.finals().forEach(w -> out.add("window " + w));
+        for (TestRecord<String, byte[]> d : f.dlq.readRecordsToList()) {
+            out.add("dlq " + d.key() + " " + DeadLetters.header(d.headers(), DeadLetters.REASON) + " "
+                    + java.util.Arrays.toString(d.value()) + " batch-header=" + (d.headers().lastHeader(TokenBatch.HEADER) != null));
+        }
+        return out;
+    }
+
+    private static Fixture fixture(int batchSize) {
+        return new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batchSize);
+    }
+
+    @Test
+    void batchedTokenEventsGiveTheSameVerdictsWindowsAndDeadLetters() {
+        final List<String> single;
+        try (Fixture f = fixture(0)) {
+            single = run(f);
+        }
+        assertThat(single).filteredOn(s -> s.startsWith("verdict ")).hasSize(8);
+        assertThat(single).filteredOn(s -> s.startsWith("window ")).hasSize(2);
+        assertThat(single).filteredOn(s -> s.startsWith("dlq ")).hasSize(3);
+        for (int n : new int[] {1, 2, 3, 64}) {
+            try (Fixture f = fixture(n)) {
+                assertThat(run(f)).as("batches of %d", n).containsExactlyElementsOf(single);
+            }
+        }
+    }
+
+    @Test
+    void aRefusedEventInABatchNamesItsOwnOffset() {
+        try (Fixture f = fixture(3)) {
+            f.token("a", 0, T0 + S, 1, ChunkKind.ANSWER);
+            f.rawToken("bad", new byte[] {9, 9, 9, 9, 9, 9}, T0 / 1000);
+            f.token("a", 1, T0 + S + 10 * MS, 1, ChunkKind.ANSWER);
+            final TestRecord<String, byte[]> dead = f.dlq.readRecord();
+            assertThat(dead.key()).isEqualTo("bad");
+            assertThat(dead.value()).containsExactly(9, 9, 9, 9, 9, 9);
+            // the batch record sits at offset 0 of the test topic; the refused event is its second
+            assertThat(DeadLetters.header(dead.headers(), DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
+            assertThat(dead.headers().lastHeader(TokenBatch.HEADER)).isNull();
+        }
+    }
+
+    @Test
+    void anUnreadableBatchFrameGoesToTheDlqWhole() {
+        try (Fixture f = fixture(0)) {
+            final var h = new org.apache.kafka.common.header.internals.RecordHeaders();
+            h.add(TokenBatch.HEADER, TokenBatch.HEADER_VALUE);
+            f.rawTokens.pipeInput(new TestRecord<>(null, new byte[] {4, 0, 0}, h, T0 / 1000));
+            final TestRecord<String, byte[]> dead = f.dlq.readRecord();
+            assertThat(DeadLetters.header(dead.headers(), DeadLetters.REASON)).isEqualTo("invalid_batch");
+            assertThat(dead.value()).containsExactly(4, 0, 0);
+            f.okRequest("after", T0 + S, T0 + S + 100 * MS);
+            assertThat(f.verdicts.readValue().getRequestId()).isEqualTo("after");
+        }
+    }
+}

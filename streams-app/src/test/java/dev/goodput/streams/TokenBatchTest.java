@@ -1,0 +1,49 @@
+package dev.goodput.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.record.TimestampType;
+import org.junit.jupiter.api.Test;
+
+class TokenBatchTest {
+
+    static ConsumerRecord<byte[], byte[]> rec(String topic, long offset, long ts, String key, byte[] value) {
+        return new ConsumerRecord<>(topic, 2, offset, ts, TimestampType.CREATE_TIME, -1, -1,
+                key == null ? null : key.getBytes(StandardCharsets.UTF_8), value, new RecordHeaders(), Optional.of(7));
+    }
+
+    @Test
+    void eventsComeBackWithTheirOwnOffsetsTimestampsKeysAndValues() {
+        final List<ConsumerRecord<byte[], byte[]>> in = List.of(
+                rec("t", 100, 5_000, "r1", new byte[] {1, 2, 3}),
+                rec("t", 101, 4_990, null, null),
+                rec("t", 105, 6_000, "r\u00e9", new byte[0]));
+        final TokenBatch.Reader r = new TokenBatch.Reader(TokenBatch.encode(in), 100, 5_000);
+        for (ConsumerRecord<byte[], byte[]> e : in) {
+            assertThat(r.next()).isTrue();
+            assertThat(r.offset).isEqualTo(e.offset());
+            assertThat(r.timestamp).isEqualTo(e.timestamp());
+            assertThat(r.key).isEqualTo(e.key() == null ? null : new String(e.key(), StandardCharsets.UTF_8));
+            assertThat(r.value).isEqualTo(e.value());
+        }
+        assertThat(r.next()).isFalse();
+    }
+
+    @Test
+    void truncatedOrPaddedFramesAreRefused() {
+        final byte[] frame = TokenBatch.encode(List.of(rec("t", 0, 1, "k", new byte[] {1, 2, 3, 4})));
+        final TokenBatch.Reader cut = new TokenBatch.Reader(Arrays.copyOf(frame, frame.length - 2), 0, 1);
+        assertThatThrownBy(cut::next).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("truncated");
+        final TokenBatch.Reader padded = new TokenBatch.Reader(Arrays.copyOf(frame, frame.length + 1), 0, 1);
+        assertThat(padded.next()).isTrue();
+        assertThatThrownBy(padded::next).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("after the last");
+    }
+}
