@@ -93,6 +93,9 @@ final class CoalescingConsumer implements Consumer<byte[], byte[]> {
                 out.add(r);
                 continue;
             }
+            if (!run.isEmpty() && r.offset() - run.get(0).offset() > Integer.MAX_VALUE) {
+                flush(run, out);
+            }
             run.add(r);
             if (run.size() == MAX_BATCH) {
                 flush(run, out);

@@ -39,12 +39,19 @@ final class FastTokenReader {
         this.registry = registry;
     }
 
-    /** Reads a record; false when the full deserializer must be used instead. */
+    /** Reads a record's value; false when the full deserializer must be used instead. */
     boolean read(byte[] bytes) {
-        if (bytes == null || bytes.length < WireFormat.HEADER_SIZE || bytes[0] != WireFormat.MAGIC_BYTE) {
+        return bytes != null && read(bytes, 0, bytes.length);
+    }
+
+    /** Reads a value held in {@code bytes[offset, offset + length)}; false as for {@link #read(byte[])}. */
+    boolean read(byte[] bytes, int offset, int length) {
+        if (length < WireFormat.HEADER_SIZE || bytes[offset] != WireFormat.MAGIC_BYTE) {
             return false;
         }
-        final int id = ((bytes[1] & 0xff) << 24) | ((bytes[2] & 0xff) << 16) | ((bytes[3] & 0xff) << 8) | (bytes[4] & 0xff);
+        final int o = offset;
+        final int id = ((bytes[o + 1] & 0xff) << 24) | ((bytes[o + 2] & 0xff) << 16) | ((bytes[o + 3] & 0xff) << 8)
+                | (bytes[o + 4] & 0xff);
         if (id != lastId) {
             lastIdFast = fastIds.computeIfAbsent(id, this::isCompiledSchema);
             lastId = id;
@@ -53,7 +60,8 @@ final class FastTokenReader {
             return false;
         }
         data = bytes;
-        pos = WireFormat.HEADER_SIZE;
+        pos = offset + WireFormat.HEADER_SIZE;
+        final int end = offset + length;
         try {
             contractLength = (int) readLong();
             contractOffset = pos;
@@ -68,7 +76,7 @@ final class FastTokenReader {
             readLong();                   // tokens
             arrivalUs = readLong();
             warmup = data[pos++] != 0;
-            return pos == data.length && contractLength >= 0 && runLength >= 0 && chunkIndex >= 0;
+            return pos == end && contractLength >= 0 && runLength >= 0 && chunkIndex >= 0;
         } catch (ArrayIndexOutOfBoundsException e) {
             return false;
         }

@@ -33,8 +33,9 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  * <pre>
  * llm.tokens ─┐                                   ┌─► llm.verdicts      (per request)
  *             ├─► request-assembler (per input ───┼─► llm.dlq          (refused events, original bytes)
- * llm.requests┘   partition; inflight-requests)   └─► &lt;app&gt;-request-samples-repartition
- *                                                       │ (keyed by contract|scenario; watermarks broadcast)
+ * llm.requests┘   partition; inflight-requests,   └─► &lt;app&gt;-request-samples-repartition
+ *                 assembler-partials)                   │ (partial aggregates keyed by contract|scenario,
+ *                                                       │  each heartbeat; watermarks broadcast)
  *                                                       ▼
  *                                     window-merger (window-aggregates, upstream-watermarks) ─► llm.window-stats
  * </pre>
@@ -53,6 +54,7 @@ public final class GoodputTopology {
         final Map<String, String> changelog = Map.of();
         b.addStateStore(ObjectStore.builder(RequestAssembler.STORE, RequestState.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(RequestAssembler.PROGRESS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
+        b.addStateStore(ObjectStore.builder(RequestAssembler.PARTIALS, WindowAgg.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
 
@@ -66,7 +68,7 @@ public final class GoodputTopology {
         final KStream<String, Out> assembled = raw
                 .process(() -> new RequestAssembler(config, tokenReader, requestReader, new FastTokenReader(serdes.registry())),
                         Named.as(RequestAssembler.NAME),
-                        RequestAssembler.STORE, RequestAssembler.PROGRESS);
+                        RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS);
 
         assembled.split(Named.as("route-"))
                 .branch((k, v) -> v instanceof Out.Verdict, Branched.withConsumer(s -> s

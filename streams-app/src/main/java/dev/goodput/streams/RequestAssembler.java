@@ -25,10 +25,11 @@ import org.apache.kafka.streams.processor.api.Record;
  * and forwards
  * <ul>
  *   <li>a {@link RequestVerdict} to the verdicts sink, and</li>
- *   <li>a {@link Sample.Request} (metrics plus ITL gaps) to the window merger,</li>
+ *   <li>its metrics and ITL gaps into this partition's partial aggregate of its window, which goes
+ *       to the window merger with each heartbeat ({@link Sample.Partial}),</li>
  * </ul>
- * so the per-token work is spread over every input partition while only one small record per
- * request travels on. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with
+ * so the per-token and per-request work is spread over every input partition, and what travels on
+ * is one record per (contract, scenario, window) and heartbeat, whatever the request rate. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with
  * their original bytes. Event time comes from the events' own fields; no wall clock decides a result.
  */
 final class RequestAssembler implements Processor<String, byte[], String, Out> {
@@ -36,6 +37,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String NAME = "request-assembler";
     static final String STORE = "inflight-requests";
     static final String PROGRESS = "assembler-progress";
+    static final String PARTIALS = "assembler-partials";
     private static final String LAST_WATERMARK = "last-watermark";
     static final String STAGE = "streams-app/request-assembler";
 
@@ -47,6 +49,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private ProcessorContext<String, Out> context;
     private ObjectStore<RequestState> inflight;
     private ObjectStore<long[]> progress;
+    private ObjectStore<WindowAgg> partials;
     private int partition;
     /**
      * Latest arrival time of a token event: drives the sweep of requests waiting for token events.
@@ -63,6 +66,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private long nextSweepUs = Long.MIN_VALUE;
     /** The offset of the event being processed when it came in a {@link TokenBatch}; -1 otherwise. */
     private long eventOffset = -1;
+    /** The token event on the fast path: its record, or its place in a batch (see {@link #currentRecord()}). */
+    private Record<String, byte[]> current;
+    private TokenBatch.Reader currentEvent;
 
     private final FastTokenReader fast;
     private final Map<String, byte[]> contractIdBytes = new java.util.HashMap<>();
@@ -84,8 +90,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         this.context = ctx;
         this.inflight = ctx.getStateStore(STORE);
         this.progress = ctx.getStateStore(PROGRESS);
+        this.partials = ctx.getStateStore(PARTIALS);
         inflight.load();
         progress.load();
+        partials.load();
         this.partition = ctx.taskId().partition();
         for (RequestState s : inflight.entries().values()) {
             if (s.seenCount > 0) {
@@ -132,11 +140,16 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private void onBatch(Record<String, byte[]> batch) {
         int done = 0;
         try {
-            final TokenBatch.Reader events = new TokenBatch.Reader(batch.value(), context.recordMetadata().get().offset(),
-                    batch.timestamp());
+            final TokenBatch.Reader events = new TokenBatch.Reader(batch.value(), context.recordMetadata().get().offset());
             while (events.next()) {
                 eventOffset = events.offset;
-                onToken(new Record<>(events.key, events.value, events.timestamp));
+                if (fast.read(events.frame, events.valueOffset, events.valueLength)) {
+                    current = null;
+                    currentEvent = events;
+                    onFastToken(events.key);
+                } else {
+                    onSlowToken(new Record<>(events.key, events.value(), events.timestamp));
+                }
                 maybeSweep();
                 done++;
             }
@@ -145,14 +158,28 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(batch, "invalid_batch", "token batch frame unreadable after " + done + " events: " + e.getMessage());
         } finally {
             eventOffset = -1;
+            currentEvent = null;
         }
+    }
+
+    /** The token event on the fast path as a Record, made from the batch frame only when needed (rarely). */
+    private Record<String, byte[]> currentRecord() {
+        if (current == null) {
+            current = new Record<>(currentEvent.key, currentEvent.value(), currentEvent.timestamp);
+        }
+        return current;
     }
 
     private void onToken(Record<String, byte[]> record) {
         if (fast.read(record.value())) {
-            onFastToken(record);
+            current = record;
+            onFastToken(record.key());
             return;
         }
+        onSlowToken(record);
+    }
+
+    private void onSlowToken(Record<String, byte[]> record) {
         final TokenEvent t = decode(record, tokens, config.topics().tokens());
         if (t == null || t.getWarmup() || selectedRun != null && !config.selection().runId().equals(t.getRunId())) {
             return;
@@ -184,19 +211,18 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     /** The same as the Avro path below, on fields read in place (no record built, no strings unless new). */
-    private void onFastToken(Record<String, byte[]> record) {
+    private void onFastToken(String id) {
         if (fast.warmup || selectedRun != null && !fast.runIs(selectedRun)) {
             return;
         }
-        final String id = record.key();
         RequestState s = inflight.get(id);
         if (s == null) {
             final String contractId = knownContract();
             if (contractId == null) {
-                deadLetter(record, "unknown_contract", "contract " + fast.contractId() + " is not one this app was started with");
+                deadLetter(currentRecord(), "unknown_contract", "contract " + fast.contractId() + " is not one this app was started with");
                 return;
             }
-            final TokenEvent t = tokens.deserialize(config.topics().tokens(), record.value());
+            final TokenEvent t = tokens.deserialize(config.topics().tokens(), currentRecord().value());
             s = new RequestState();
             s.contractId = contractId;
             s.scenarioId = t.getScenarioId();
@@ -204,9 +230,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             s.dirty = true;
         } else if (!fast.contractIs(contractIdBytes.get(s.contractId))) {
             if (knownContract() == null) {
-                deadLetter(record, "unknown_contract", "contract " + fast.contractId() + " is not one this app was started with");
+                deadLetter(currentRecord(), "unknown_contract", "contract " + fast.contractId() + " is not one this app was started with");
             } else {
-                deadLetter(record, "mixed_contracts", "request " + id + " has events of contracts " + s.contractId
+                deadLetter(currentRecord(), "mixed_contracts", "request " + id + " has events of contracts " + s.contractId
                         + " and " + fast.contractId());
             }
             return;
@@ -335,8 +361,61 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final Sample.Request sample = new Sample.Request(partition, lastWatermarkSent, r.getContractId(), r.getScenarioId(),
                 completion, r.getStatus().ordinal(), r.getErrorClass(), ttft, ttfat, e2e, tpot, r.getOutputTokens(),
                 lateness, sloPass, qualityPass, good, gaps[0], gaps[1]);
-        context.forward(new Record<>(mergeKey(r.getContractId(), r.getScenarioId()),
-                (Out) new Out.ToMerger(Sample.encode(sample)), recordTs));
+        aggregate(sample);
+    }
+
+    /**
+     * Adds a finished request to this partition's partial aggregates, which go to the merger with
+     * the next heartbeat: one record per (contract, scenario, window) and heartbeat instead of one
+     * per request. An ITL gap whose window this partition's last watermark has already closed
+     * counts as a late event of the request's window, as the merger would count it.
+     */
+    private void aggregate(Sample.Request r) {
+        final long size = config.windowUs();
+        final long start = Definitions.windowStart(r.completionUs(), size);
+        final WindowAgg agg = partial(r.contractId(), r.scenarioId(), start);
+        agg.addRequest(r);
+        if (r.status() != RequestStatus.OK.ordinal()) {
+            return;
+        }
+        for (int i = 0; i < r.gapsUs().length; i++) {
+            final long gapStart = Definitions.windowStart(r.gapTimesUs()[i], size);
+            if (gapStart == start) {
+                agg.addGap(r.gapsUs()[i]);
+            } else if (gapStart + size + config.graceUs() <= lastWatermarkSent) {
+                agg.lateEvents++;
+            } else {
+                partial(r.contractId(), r.scenarioId(), gapStart).addGap(r.gapsUs()[i]);
+            }
+        }
+    }
+
+    private WindowAgg partial(String contractId, String scenarioId, long startUs) {
+        final String key = contractId + "|" + scenarioId + "|" + startUs;
+        WindowAgg a = partials.get(key);
+        if (a == null) {
+            a = new WindowAgg(contractId, scenarioId, startUs);
+            partials.put(key, a);
+        } else {
+            partials.touch(key);
+        }
+        return a;
+    }
+
+    /** Sends the partial aggregates, in key order so a replay sends the same records in the same order. */
+    private void flushPartials() {
+        if (partials.size() == 0) {
+            return;
+        }
+        final List<String> keys = new ArrayList<>(partials.entries().keySet());
+        keys.sort(null);
+        for (String key : keys) {
+            final WindowAgg a = partials.get(key);
+            context.forward(new Record<>(mergeKey(a.contractId, a.scenarioId),
+                    (Out) new Out.ToMerger(Sample.encode(new Sample.Partial(partition, lastWatermarkSent, a))),
+                    Math.max(0, a.startUs / 1_000)));
+            partials.remove(key);
+        }
     }
 
     static String mergeKey(String contractId, String scenarioId) {
@@ -392,6 +471,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private void sendWatermark() {
+        // partials first: what they hold was finished under the watermark this partition sent last
+        flushPartials();
         if (requestTimeUs == Long.MIN_VALUE) {
             return;
         }

@@ -13,66 +13,78 @@ import org.apache.kafka.common.header.Headers;
  * partition to the topology as one record. Each event keeps its own offset, timestamp, key and
  * value bytes, so the assembler sees exactly what the single records held.
  *
- * <p>Layout: zig-zag varint count, then per event: offset - first offset, timestamp - first
- * timestamp, key length (-1: null) and key bytes, value length (-1: null) and value bytes.
+ * <p>Layout, big-endian fixed width so that writing it is mostly array copies: int count, then per
+ * event: int offset - first offset, long timestamp, int key length (-1: null), int value length
+ * (-1: null), key bytes, value bytes.
  */
 final class TokenBatch {
 
     /** Marks a record as a batch; records from producers never carry it. */
     static final String HEADER = "goodput.token-batch";
     static final byte[] HEADER_VALUE = "1".getBytes(StandardCharsets.US_ASCII);
+    private static final int EVENT_HEADER = 4 + 8 + 4 + 4;
 
     private TokenBatch() {
     }
 
     static boolean isBatch(Headers headers) {
-        final Header h = headers.lastHeader(HEADER);
-        return h != null;
+        return headers.lastHeader(HEADER) != null;
     }
 
-    /** Encodes {@code records} (one partition, in offset order, at least one) relative to the first. */
+    /** Encodes {@code records} (one partition, in offset order, at least one, within 2^31 offsets of the first). */
     static byte[] encode(List<ConsumerRecord<byte[], byte[]>> records) {
-        int size = 5;
+        int size = 4;
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            size += 24 + (r.key() == null ? 0 : r.key().length) + (r.value() == null ? 0 : r.value().length);
+            size += EVENT_HEADER + length(r.key()) + length(r.value());
         }
-        final ByteSink out = new ByteSink(size);
+        final ByteBuffer out = ByteBuffer.wrap(new byte[size]);
         final long offset0 = records.get(0).offset();
-        final long ts0 = records.get(0).timestamp();
-        Varint.writeLong(out, records.size());
+        out.putInt(records.size());
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            Varint.writeLong(out, r.offset() - offset0);
-            Varint.writeLong(out, r.timestamp() - ts0);
-            writeNullable(out, r.key());
-            writeNullable(out, r.value());
+            out.putInt(Math.toIntExact(r.offset() - offset0));
+            out.putLong(r.timestamp());
+            out.putInt(r.key() == null ? -1 : r.key().length);
+            out.putInt(r.value() == null ? -1 : r.value().length);
+            if (r.key() != null) {
+                out.put(r.key());
+            }
+            if (r.value() != null) {
+                out.put(r.value());
+            }
         }
-        return out.toByteArray();
+        return out.array();
     }
 
-    private static void writeNullable(ByteSink out, byte[] b) {
-        if (b == null) {
-            Varint.writeLong(out, -1);
-        } else {
-            Varint.writeBytes(out, b);
-        }
+    private static int length(byte[] b) {
+        return b == null ? 0 : b.length;
     }
 
-    /** Iterates the events of a batch whose first event has {@code offset0} and {@code ts0}. */
+    /**
+     * Iterates the events of a batch whose first event has {@code offset0}. An event's value is
+     * left in the frame ({@link #frame}, {@link #valueOffset}, {@link #valueLength}) so the common
+     * path reads it in place; {@link #value()} copies it out.
+     */
     static final class Reader {
+        final byte[] frame;
         private final ByteBuffer in;
         private final long offset0;
-        private final long ts0;
         private int remaining;
         long offset;
         long timestamp;
         String key;
-        byte[] value;
+        int valueOffset;
+        /** -1 for a null value. */
+        int valueLength;
 
-        Reader(byte[] frame, long offset0, long ts0) {
+        Reader(byte[] frame, long offset0) {
+            this.frame = frame;
             this.in = ByteBuffer.wrap(frame);
             this.offset0 = offset0;
-            this.ts0 = ts0;
-            this.remaining = (int) Varint.readLong(in);
+            try {
+                this.remaining = in.getInt();
+            } catch (java.nio.BufferUnderflowException e) {
+                throw new IllegalArgumentException("truncated batch frame", e);
+            }
             if (remaining < 0) {
                 throw new IllegalArgumentException("negative event count " + remaining);
             }
@@ -91,29 +103,28 @@ final class TokenBatch {
                 return false;
             }
             try {
-                offset = offset0 + Varint.readLong(in);
-                timestamp = ts0 + Varint.readLong(in);
-                final byte[] k = readNullable();
-                key = k == null ? null : new String(k, StandardCharsets.UTF_8);
-                value = readNullable();
-            } catch (java.nio.BufferUnderflowException | NegativeArraySizeException e) {
+                offset = offset0 + in.getInt();
+                timestamp = in.getLong();
+                final int keyLength = in.getInt();
+                valueLength = in.getInt();
+                if (keyLength < -1 || valueLength < -1
+                        || Math.max(keyLength, 0) + (long) Math.max(valueLength, 0) > in.remaining()) {
+                    throw new IllegalArgumentException("truncated batch frame: lengths " + keyLength + ", " + valueLength
+                            + " with " + in.remaining() + " bytes left");
+                }
+                key = keyLength < 0 ? null : new String(frame, in.position(), keyLength, StandardCharsets.UTF_8);
+                valueOffset = in.position() + Math.max(keyLength, 0);
+                in.position(valueOffset + Math.max(valueLength, 0));
+            } catch (java.nio.BufferUnderflowException e) {
                 throw new IllegalArgumentException("truncated batch frame", e);
             }
             remaining--;
             return true;
         }
 
-        private byte[] readNullable() {
-            final int n = (int) Varint.readLong(in);
-            if (n < -1) {
-                throw new IllegalArgumentException("negative length " + n);
-            }
-            if (n == -1) {
-                return null;
-            }
-            final byte[] b = new byte[n];
-            in.get(b);
-            return b;
+        /** A copy of the current event's value (null if it had none). */
+        byte[] value() {
+            return valueLength < 0 ? null : java.util.Arrays.copyOfRange(frame, valueOffset, valueOffset + valueLength);
         }
     }
 }

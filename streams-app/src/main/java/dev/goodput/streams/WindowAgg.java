@@ -99,6 +99,30 @@ final class WindowAgg {
         Histograms.record(itl, gapUs);
     }
 
+    /** Adds another aggregate of the same (contract, scenario, window): counters summed, histograms added. */
+    void merge(WindowAgg o) {
+        total += o.total;
+        ok += o.ok;
+        error += o.error;
+        timeout += o.timeout;
+        abandoned += o.abandoned;
+        o.errorsByClass.forEach((k, v) -> errorsByClass.merge(k, v, Long::sum));
+        sloPass += o.sloPass;
+        qualityPass += o.qualityPass;
+        good += o.good;
+        outputTokensOk += o.outputTokensOk;
+        outputTokensGood += o.outputTokensGood;
+        sumDecodeUs += o.sumDecodeUs;
+        sumTokensMinusOne += o.sumTokensMinusOne;
+        lateEvents += o.lateEvents;
+        ttft.add(o.ttft);
+        ttfat.add(o.ttfat);
+        itl.add(o.itl);
+        tpot.add(o.tpot);
+        e2e.add(o.e2e);
+        lateness.add(o.lateness);
+    }
+
     WindowStats toAvro(Contract c, long sizeUs, boolean isFinal) {
         final double seconds = sizeUs / 1e6;
         final java.util.Map<String, Long> classes = new java.util.HashMap<>(errorsByClass);

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -15,7 +14,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
- * Stage B: merges the request samples of every upstream partition into one aggregate per
+ * Stage B: merges the partial aggregates of every upstream partition into one aggregate per
  * (contract, scenario, window) and emits window stats: live updates (is_final=false) at most every
  * live interval, and exactly one final record per window once every upstream partition's event time
  * has passed the window's end plus the grace. Closing on the slowest partition, not the fastest,
@@ -57,8 +56,8 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     @Override
     public void process(Record<String, byte[]> record) {
         final Sample sample = Sample.decode(record.value());
-        if (sample instanceof Sample.Request r) {
-            add(r);
+        if (sample instanceof Sample.Partial p) {
+            add(p.agg());
         }
         final String key = Integer.toString(sample.upstream());
         final long[] wm = watermarks.get(key);
@@ -68,30 +67,16 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         }
     }
 
-    private void add(Sample.Request r) {
-        final long size = config.windowUs();
-        final long start = Definitions.windowStart(r.completionUs(), size);
-        final WindowAgg agg = windowFor(r.contractId(), r.scenarioId(), start);
+    private void add(WindowAgg partial) {
+        final WindowAgg agg = windowFor(partial.contractId, partial.scenarioId, partial.startUs);
         if (agg == null) {
             // its window closed already (an upstream partition joined late): counted, not merged
-            lateSamples++;
-            LOG.warn("request sample for a closed window {}|{}|{} ({} so far)", r.contractId(), r.scenarioId(), start,
-                    lateSamples);
+            lateSamples += partial.total;
+            LOG.warn("partial aggregate of {} requests for a closed window {}|{}|{} ({} requests so far)", partial.total,
+                    partial.contractId, partial.scenarioId, partial.startUs, lateSamples);
             return;
         }
-        agg.addRequest(r);
-        if (r.status() == RequestStatus.OK.ordinal()) {
-            for (int i = 0; i < r.gapsUs().length; i++) {
-                final long gapStart = Definitions.windowStart(r.gapTimesUs()[i], size);
-                final WindowAgg g = gapStart == start ? agg : windowFor(r.contractId(), r.scenarioId(), gapStart);
-                if (g != null) {
-                    g.addGap(r.gapsUs()[i]);
-                } else {
-                    // the gap's window closed before its request finished (a request longer than the grace)
-                    agg.lateEvents++;
-                }
-            }
-        }
+        agg.merge(partial);
     }
 
     /** The open aggregate for a window, created on first use; null when that window has already closed. */

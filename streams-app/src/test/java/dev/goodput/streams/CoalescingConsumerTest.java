@@ -23,7 +23,7 @@ class CoalescingConsumerTest {
             out.add(r.offset());
             return out;
         }
-        final TokenBatch.Reader b = new TokenBatch.Reader(r.value(), r.offset(), r.timestamp());
+        final TokenBatch.Reader b = new TokenBatch.Reader(r.value(), r.offset());
         while (b.next()) {
             out.add(b.offset);
         }

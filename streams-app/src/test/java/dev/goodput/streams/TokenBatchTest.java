@@ -26,13 +26,13 @@ class TokenBatchTest {
                 rec("t", 100, 5_000, "r1", new byte[] {1, 2, 3}),
                 rec("t", 101, 4_990, null, null),
                 rec("t", 105, 6_000, "r\u00e9", new byte[0]));
-        final TokenBatch.Reader r = new TokenBatch.Reader(TokenBatch.encode(in), 100, 5_000);
+        final TokenBatch.Reader r = new TokenBatch.Reader(TokenBatch.encode(in), 100);
         for (ConsumerRecord<byte[], byte[]> e : in) {
             assertThat(r.next()).isTrue();
             assertThat(r.offset).isEqualTo(e.offset());
             assertThat(r.timestamp).isEqualTo(e.timestamp());
             assertThat(r.key).isEqualTo(e.key() == null ? null : new String(e.key(), StandardCharsets.UTF_8));
-            assertThat(r.value).isEqualTo(e.value());
+            assertThat(r.value()).isEqualTo(e.value());
         }
         assertThat(r.next()).isFalse();
     }
@@ -40,9 +40,9 @@ class TokenBatchTest {
     @Test
     void truncatedOrPaddedFramesAreRefused() {
         final byte[] frame = TokenBatch.encode(List.of(rec("t", 0, 1, "k", new byte[] {1, 2, 3, 4})));
-        final TokenBatch.Reader cut = new TokenBatch.Reader(Arrays.copyOf(frame, frame.length - 2), 0, 1);
+        final TokenBatch.Reader cut = new TokenBatch.Reader(Arrays.copyOf(frame, frame.length - 2), 0);
         assertThatThrownBy(cut::next).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("truncated");
-        final TokenBatch.Reader padded = new TokenBatch.Reader(Arrays.copyOf(frame, frame.length + 1), 0, 1);
+        final TokenBatch.Reader padded = new TokenBatch.Reader(Arrays.copyOf(frame, frame.length + 1), 0);
         assertThat(padded.next()).isTrue();
         assertThatThrownBy(padded::next).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("after the last");
     }
