@@ -66,6 +66,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private long nextSweepUs = Long.MIN_VALUE;
     /** The offset of the event being processed when it came in a {@link TokenBatch}; -1 otherwise. */
     private long eventOffset = -1;
+    /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
+    private long lastPartialFlushMs;
     /** The token event on the fast path: its record, or its place in a batch (see {@link #currentRecord()}). */
     private Record<String, byte[]> current;
     private TokenBatch.Reader currentEvent;
@@ -113,7 +115,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 inflight.size(), tokenTimeUs, requestTimeUs);
         // Heartbeat: tells the mergers how far this partition's event time has come, even when no
         // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
-        ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, t -> sendWatermark());
+        ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
     }
 
     @Override
@@ -402,8 +404,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         return a;
     }
 
-    /** Sends the partial aggregates, in key order so a replay sends the same records in the same order. */
-    private void flushPartials() {
+    /**
+     * Sends the partial aggregates of windows that {@code closableUs} (the watermark about to be
+     * sent) may close, or all of them with {@code Long.MAX_VALUE}; in key order, so a replay sends
+     * the same records in the same order.
+     */
+    private void flushPartials(long closableUs) {
         if (partials.size() == 0) {
             return;
         }
@@ -411,6 +417,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         keys.sort(null);
         for (String key : keys) {
             final WindowAgg a = partials.get(key);
+            if (closableUs != Long.MAX_VALUE && a.startUs + config.windowUs() + config.graceUs() > closableUs) {
+                continue;
+            }
             context.forward(new Record<>(mergeKey(a.contractId, a.scenarioId),
                     (Out) new Out.ToMerger(Sample.encode(new Sample.Partial(partition, lastWatermarkSent, a))),
                     Math.max(0, a.startUs / 1_000)));
@@ -470,14 +479,25 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         return wm;
     }
 
-    private void sendWatermark() {
-        // partials first: what they hold was finished under the watermark this partition sent last
-        flushPartials();
-        if (requestTimeUs == Long.MIN_VALUE) {
-            return;
+    /**
+     * Every 200 ms of wall-clock time: all partial aggregates once per live interval (they are what
+     * live updates show), and before a watermark, the partials of every window it may close, so a
+     * final record never waits for the live cadence. Merging a partial costs a pass over each of its
+     * histograms, so sending them every heartbeat would cost more than the requests they hold.
+     */
+    private void heartbeat(long nowMs) {
+        final long wm = requestTimeUs == Long.MIN_VALUE ? Long.MIN_VALUE : watermark();
+        if (nowMs - lastPartialFlushMs >= config.liveInterval().toMillis()) {
+            flushPartials(Long.MAX_VALUE);
+            lastPartialFlushMs = nowMs;
+        } else {
+            flushPartials(wm);
         }
-        final long wm = watermark();
-        if (wm <= lastWatermarkSent) {
+        sendWatermark(wm);
+    }
+
+    private void sendWatermark(long wm) {
+        if (wm == Long.MIN_VALUE || wm <= lastWatermarkSent) {
             return;
         }
         lastWatermarkSent = wm;

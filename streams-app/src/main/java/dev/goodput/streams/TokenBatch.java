@@ -1,6 +1,9 @@
 package dev.goodput.streams;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -33,27 +36,39 @@ final class TokenBatch {
 
     /** Encodes {@code records} (one partition, in offset order, at least one, within 2^31 offsets of the first). */
     static byte[] encode(List<ConsumerRecord<byte[], byte[]>> records) {
+        final int n = records.size();
         int size = 4;
-        for (ConsumerRecord<byte[], byte[]> r : records) {
+        for (int i = 0; i < n; i++) {
+            final ConsumerRecord<byte[], byte[]> r = records.get(i);
             size += EVENT_HEADER + length(r.key()) + length(r.value());
         }
-        final ByteBuffer out = ByteBuffer.wrap(new byte[size]);
+        final byte[] out = new byte[size];
         final long offset0 = records.get(0).offset();
-        out.putInt(records.size());
-        for (ConsumerRecord<byte[], byte[]> r : records) {
-            out.putInt(Math.toIntExact(r.offset() - offset0));
-            out.putLong(r.timestamp());
-            out.putInt(r.key() == null ? -1 : r.key().length);
-            out.putInt(r.value() == null ? -1 : r.value().length);
-            if (r.key() != null) {
-                out.put(r.key());
+        INT.set(out, 0, n);
+        int pos = 4;
+        for (int i = 0; i < n; i++) {
+            final ConsumerRecord<byte[], byte[]> r = records.get(i);
+            final byte[] k = r.key();
+            final byte[] v = r.value();
+            INT.set(out, pos, Math.toIntExact(r.offset() - offset0));
+            LONG.set(out, pos + 4, r.timestamp());
+            INT.set(out, pos + 12, k == null ? -1 : k.length);
+            INT.set(out, pos + 16, v == null ? -1 : v.length);
+            pos += EVENT_HEADER;
+            if (k != null) {
+                System.arraycopy(k, 0, out, pos, k.length);
+                pos += k.length;
             }
-            if (r.value() != null) {
-                out.put(r.value());
+            if (v != null) {
+                System.arraycopy(v, 0, out, pos, v.length);
+                pos += v.length;
             }
         }
-        return out.array();
+        return out;
     }
+
+    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     private static int length(byte[] b) {
         return b == null ? 0 : b.length;
