@@ -31,19 +31,60 @@ public final class Histograms {
         return new Histogram(MAX_TOKEN_LATENCY_US, SIGNIFICANT_DIGITS);
     }
 
+    /**
+     * A histogram for a short-lived partial aggregate: same buckets as {@link #request()} and
+     * {@link #token()} (so adding it to them is exact), but it grows with the values recorded
+     * instead of holding a whole range's counts (~190 KB) from the start.
+     */
+    public static Histogram partial() {
+        return new Histogram(SIGNIFICANT_DIGITS);
+    }
+
     /** Records a value, clamped to [0, highest trackable]. */
     public static void record(Histogram h, long valueUs) {
-        h.recordValue(Math.max(0, Math.min(valueUs, h.getHighestTrackableValue())));
+        record(h, valueUs, h.getHighestTrackableValue());
+    }
+
+    /** Records a value, clamped to [0, maxUs] (the metric's range, for a histogram that grows). */
+    public static void record(Histogram h, long valueUs, long maxUs) {
+        h.recordValue(Math.max(0, Math.min(valueUs, maxUs)));
     }
 
     /** The compressed encoding carried in window records (merge downstream with {@link #decode} and add). */
     public static byte[] encode(Histogram h) {
-        final ByteBuffer b = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        final ByteBuffer b = scratch(h.getNeededByteBufferCapacity());
         final int n = h.encodeIntoCompressedByteBuffer(b);
-        final byte[] out = new byte[n];
-        b.flip();
-        b.get(out);
-        return out;
+        return java.util.Arrays.copyOf(b.array(), n);
+    }
+
+    /**
+     * The encoding for the topology's own state and internal topic: HdrHistogram's V2 encoding
+     * (zero runs collapsed, so a sparse histogram is a few hundred bytes) without the deflate pass,
+     * which costs more than everything else a window update does.
+     */
+    static byte[] encodeCompact(Histogram h) {
+        final ByteBuffer b = scratch(h.getNeededByteBufferCapacity());
+        final int n = h.encodeIntoByteBuffer(b);
+        return java.util.Arrays.copyOf(b.array(), n);
+    }
+
+    /** Reads {@link #encodeCompact}; the histogram grows if later values need it. */
+    static Histogram decodeCompact(byte[] bytes) {
+        final Histogram h = Histogram.decodeFromByteBuffer(ByteBuffer.wrap(bytes), 0);
+        h.setAutoResize(true);
+        return h;
+    }
+
+    /** One encoding buffer per thread, grown to the largest histogram seen: encoding allocates only its result. */
+    private static final ThreadLocal<ByteBuffer[]> SCRATCH = ThreadLocal.withInitial(() -> new ByteBuffer[1]);
+
+    private static ByteBuffer scratch(int capacity) {
+        final ByteBuffer[] holder = SCRATCH.get();
+        if (holder[0] == null || holder[0].capacity() < capacity) {
+            holder[0] = ByteBuffer.allocate(capacity);
+        }
+        holder[0].clear();
+        return holder[0];
     }
 
     public static Histogram decode(byte[] bytes) {

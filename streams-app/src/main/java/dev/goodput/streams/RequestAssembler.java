@@ -396,7 +396,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final String key = contractId + "|" + scenarioId + "|" + startUs;
         WindowAgg a = partials.get(key);
         if (a == null) {
-            a = new WindowAgg(contractId, scenarioId, startUs);
+            a = WindowAgg.partial(contractId, scenarioId, startUs);
             partials.put(key, a);
         } else {
             partials.touch(key);

@@ -43,6 +43,12 @@ final class WindowAgg {
                 Histograms.token(), Histograms.request(), Histograms.request());
     }
 
+    /** A partial aggregate (one input partition, one heartbeat): histograms that grow as needed. */
+    static WindowAgg partial(String contractId, String scenarioId, long startUs) {
+        return new WindowAgg(contractId, scenarioId, startUs, Histograms.partial(), Histograms.partial(),
+                Histograms.partial(), Histograms.partial(), Histograms.partial(), Histograms.partial());
+    }
+
     private WindowAgg(String contractId, String scenarioId, long startUs, Histogram ttft, Histogram ttfat, Histogram itl,
                       Histogram tpot, Histogram e2e, Histogram lateness) {
         this.contractId = contractId;
@@ -59,7 +65,7 @@ final class WindowAgg {
     /** Counts a finished request in this window (its completion window). */
     void addRequest(Sample.Request r) {
         total++;
-        Histograms.record(lateness, r.latenessUs());
+        Histograms.record(lateness, r.latenessUs(), Histograms.MAX_LATENESS_US);
         final RequestStatus status = RequestStatus.values()[r.status()];
         switch (status) {
             case OK -> ok++;
@@ -73,13 +79,13 @@ final class WindowAgg {
             return;
         }
         outputTokensOk += r.outputTokens();
-        Histograms.record(ttft, r.ttftUs());
-        Histograms.record(e2e, r.e2eUs());
+        Histograms.record(ttft, r.ttftUs(), Histograms.MAX_REQUEST_LATENCY_US);
+        Histograms.record(e2e, r.e2eUs(), Histograms.MAX_REQUEST_LATENCY_US);
         if (r.ttfatUs() != Definitions.UNDEFINED) {
-            Histograms.record(ttfat, r.ttfatUs());
+            Histograms.record(ttfat, r.ttfatUs(), Histograms.MAX_REQUEST_LATENCY_US);
         }
         if (!Double.isNaN(r.tpotUs())) {
-            Histograms.record(tpot, Math.round(r.tpotUs()));
+            Histograms.record(tpot, Math.round(r.tpotUs()), Histograms.MAX_TOKEN_LATENCY_US);
             sumDecodeUs += r.e2eUs() - r.ttftUs();
             sumTokensMinusOne += r.outputTokens() - 1;
         }
@@ -96,7 +102,7 @@ final class WindowAgg {
     }
 
     void addGap(long gapUs) {
-        Histograms.record(itl, gapUs);
+        Histograms.record(itl, gapUs, Histograms.MAX_TOKEN_LATENCY_US);
     }
 
     /** Adds another aggregate of the same (contract, scenario, window): counters summed, histograms added. */
@@ -169,7 +175,7 @@ final class WindowAgg {
                 Varint.writeLong(out, v);
             });
             for (Histogram h : new Histogram[] {a.ttft, a.ttfat, a.itl, a.tpot, a.e2e, a.lateness}) {
-                Varint.writeBytes(out, Histograms.encode(h));
+                Varint.writeBytes(out, Histograms.encodeCompact(h));
             }
             return out.toByteArray();
         }
@@ -190,7 +196,7 @@ final class WindowAgg {
             }
             final Histogram[] h = new Histogram[6];
             for (int i = 0; i < h.length; i++) {
-                h[i] = Histograms.decode(Varint.readBytes(in));
+                h[i] = Histograms.decodeCompact(Varint.readBytes(in));
             }
             final WindowAgg a = new WindowAgg(contract, scenario, v[0], h[0], h[1], h[2], h[3], h[4], h[5]);
             a.total = v[1];

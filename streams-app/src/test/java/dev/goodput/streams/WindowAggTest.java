@@ -43,7 +43,7 @@ class WindowAggTest {
         final WindowAgg whole = new WindowAgg("c", "s", 0);
         final List<WindowAgg> parts = new ArrayList<>();
         for (int p = 0; p < 3; p++) {
-            parts.add(new WindowAgg("c", "s", 0));
+            parts.add(WindowAgg.partial("c", "s", 0));
         }
         for (int i = 0; i < 2_000; i++) {
             final Sample.Request r = request(rnd, i);
@@ -59,5 +59,18 @@ class WindowAggTest {
         assertThat(merged.toAvro(c, 10_000_000, true)).isEqualTo(whole.toAvro(c, 10_000_000, true));
         assertThat(merged.total).isEqualTo(2_000);
         assertThat(merged.errorsByClass).containsOnlyKeys("http_500", "http_429");
+    }
+
+    @Test
+    void aPartialClampsToItsMetricsRangeAndStaysSmall() {
+        final WindowAgg p = WindowAgg.partial("c", "s", 0);
+        p.addGap(Histograms.MAX_TOKEN_LATENCY_US * 10);
+        p.addGap(1_000);
+        assertThat(p.itl.getMaxValue()).isEqualTo(p.itl.highestEquivalentValue(Histograms.MAX_TOKEN_LATENCY_US));
+        // a restored partial keeps growing instead of failing on a larger value
+        final WindowAgg back = WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(WindowAgg.partial("c", "s", 0)));
+        back.addGap(5_000_000);
+        assertThat(back.itl.getTotalCount()).isEqualTo(1);
+        assertThat(WindowAgg.CODEC.encode(p).length).isLessThan(2_000);
     }
 }
