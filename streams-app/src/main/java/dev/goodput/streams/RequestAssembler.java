@@ -2,7 +2,6 @@ package dev.goodput.streams;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -64,8 +63,16 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private long requestTimeUs = Long.MIN_VALUE;
     private long lastWatermarkSent = Long.MIN_VALUE;
     private long nextSweepUs = Long.MIN_VALUE;
+    private long nextOrphanSweepUs = Long.MIN_VALUE;
+    /** In-flight requests whose request event is in but not all their chunks: sweeps and watermarks look only here. */
+    private final Map<String, RequestState> waiting = new java.util.HashMap<>();
     /** The offset of the event being processed when it came in a {@link TokenBatch}; -1 otherwise. */
     private long eventOffset = -1;
+    /** The last partial's key and its parts: consecutive requests mostly share one. */
+    private String lastPartialKey;
+    private String lastPartialContract;
+    private String lastPartialScenario;
+    private long lastPartialStartUs = Long.MIN_VALUE;
     /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
     private long lastPartialFlushMs;
     /** The token event on the fast path: its record, or its place in a batch (see {@link #currentRecord()}). */
@@ -97,6 +104,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         progress.load();
         partials.load();
         this.partition = ctx.taskId().partition();
+        inflight.entries().forEach((id, s) -> {
+            if (s.requestBytes != null) {
+                waiting.put(id, s);
+            }
+        });
         for (RequestState s : inflight.entries().values()) {
             if (s.seenCount > 0) {
                 tokenTimeUs = Math.max(tokenTimeUs, s.lastChunkUs());
@@ -269,32 +281,32 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         final String id = r.getRequestId();
         if (r.getWarmup()) {
-            inflight.remove(id);
+            forget(id);
             return;
         }
         if (!config.contracts().containsKey(r.getContractId())) {
             deadLetter(record, "unknown_contract", "contract " + r.getContractId() + " is not one this app was started with");
-            inflight.remove(id);
+            forget(id);
             return;
         }
         final long completion = micros(r.getCompletionTimeUs());
         if (!config.selection().takes(r.getRunId(), completion)) {
             // not part of what this (re)computation selected: neither a result nor an error
-            inflight.remove(id);
+            forget(id);
             return;
         }
         final RequestState existing = inflight.get(id);
         if (existing != null && !existing.contractId.equals(r.getContractId())) {
             deadLetter(record, "mixed_contracts", "request " + id + " has events of contracts " + existing.contractId
                     + " and " + r.getContractId());
-            inflight.remove(id);
+            forget(id);
             return;
         }
         final long windowEnd = Definitions.windowStart(completion, config.windowUs()) + config.windowUs();
         if (requestTimeUs != Long.MIN_VALUE && windowEnd + config.graceUs() <= requestTimeUs) {
             deadLetter(record, "late", "completed at " + WindowAgg.instant(completion) + ", after its window closed "
                     + "(stream time " + WindowAgg.instant(requestTimeUs) + ", grace " + config.grace() + ")");
-            inflight.remove(id);
+            forget(id);
             return;
         }
         requestTimeUs = Math.max(requestTimeUs, completion);
@@ -309,6 +321,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             finish(id, s, r);
         } else {
             inflight.put(id, s);
+            waiting.put(id, s);
         }
     }
 
@@ -330,7 +343,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     /** Computes the request's metrics and verdicts and forwards them; the request leaves the store. */
     private void finish(String id, RequestState s, RequestEvent r) {
-        inflight.remove(id);
+        forget(id);
         final Contract c = config.contracts().get(r.getContractId());
         final boolean ok = r.getStatus() == RequestStatus.OK && r.getFirstChunkTimeUs() != null
                 && r.getLastChunkTimeUs() != null;
@@ -393,7 +406,16 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private WindowAgg partial(String contractId, String scenarioId, long startUs) {
-        final String key = contractId + "|" + scenarioId + "|" + startUs;
+        final String key;
+        if (startUs == lastPartialStartUs && contractId.equals(lastPartialContract) && scenarioId.equals(lastPartialScenario)) {
+            key = lastPartialKey;
+        } else {
+            key = contractId + "|" + scenarioId + "|" + startUs;
+            lastPartialContract = contractId;
+            lastPartialScenario = scenarioId;
+            lastPartialStartUs = startUs;
+            lastPartialKey = key;
+        }
         WindowAgg a = partials.get(key);
         if (a == null) {
             a = WindowAgg.partial(contractId, scenarioId, startUs);
@@ -444,25 +466,39 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private void sweep() {
         nextSweepUs = Math.max(tokenTimeUs, requestTimeUs) + 100_000;
         final long tokenWait = config.tokenWait().toNanos() / 1_000;
-        final long orphan = config.orphanExpiry().toNanos() / 1_000;
-        final List<Map.Entry<String, RequestState>> due = new ArrayList<>();
-        final Iterator<Map.Entry<String, RequestState>> it = inflight.entries().entrySet().iterator();
-        final List<String> orphans = new ArrayList<>();
-        while (it.hasNext()) {
-            final Map.Entry<String, RequestState> e = it.next();
-            final RequestState s = e.getValue();
-            if (s.requestBytes != null && s.completionUs + tokenWait <= tokenTimeUs) {
-                due.add(e);
-            } else if (s.requestBytes == null && s.lastActivityUs + orphan <= requestTimeUs) {
-                orphans.add(e.getKey());
+        if (!waiting.isEmpty()) {
+            final List<Map.Entry<String, RequestState>> due = new ArrayList<>();
+            for (Map.Entry<String, RequestState> e : waiting.entrySet()) {
+                if (e.getValue().completionUs + tokenWait <= tokenTimeUs) {
+                    due.add(e);
+                }
+            }
+            // finish in a fixed order so that a replay emits the same records in the same order
+            due.sort(Map.Entry.comparingByKey());
+            for (Map.Entry<String, RequestState> e : due) {
+                finish(e.getKey(), e.getValue());
             }
         }
-        // finish in a fixed order so that a replay emits the same records in the same order
-        due.sort(Map.Entry.comparingByKey());
-        for (Map.Entry<String, RequestState> e : due) {
-            finish(e.getKey(), e.getValue());
+        // orphans (token events whose request event never came) expire after minutes: a pass over
+        // every in-flight request each 1/60 of that is plenty, and each 100 ms of event time is not
+        final long orphan = config.orphanExpiry().toNanos() / 1_000;
+        if (requestTimeUs >= nextOrphanSweepUs) {
+            nextOrphanSweepUs = requestTimeUs + Math.max(1_000_000, orphan / 60);
+            final List<String> orphans = new ArrayList<>();
+            for (Map.Entry<String, RequestState> e : inflight.entries().entrySet()) {
+                final RequestState s = e.getValue();
+                if (s.requestBytes == null && s.lastActivityUs + orphan <= requestTimeUs) {
+                    orphans.add(e.getKey());
+                }
+            }
+            orphans.forEach(this::forget);
         }
-        orphans.forEach(inflight::remove);
+    }
+
+    /** Drops a request from the in-flight store and from the requests waiting for token events. */
+    private void forget(String id) {
+        inflight.remove(id);
+        waiting.remove(id);
     }
 
     /**
@@ -471,8 +507,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      */
     private long watermark() {
         long wm = requestTimeUs;
-        for (RequestState s : inflight.entries().values()) {
-            if (s.requestBytes != null && s.completionUs < wm) {
+        for (RequestState s : waiting.values()) {
+            if (s.completionUs < wm) {
                 wm = s.completionUs;
             }
         }
