@@ -33,18 +33,23 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
  * <pre>
  * llm.tokens ─┐                                   ┌─► llm.verdicts      (per request)
  *             ├─► request-assembler (per input ───┼─► llm.dlq          (refused events, original bytes)
- * llm.requests┘   partition; inflight-requests,   └─► &lt;app&gt;-request-samples-repartition
+ * llm.requests┘   partition; inflight-requests,   └─► &lt;app&gt;-request-partials-repartition
  *                 assembler-partials)                   │ (partial aggregates keyed by contract|scenario,
  *                                                       │  each heartbeat; watermarks broadcast)
  *                                                       ▼
- *                                     window-merger (window-aggregates, upstream-watermarks) ─► llm.window-stats
+ *                                     window-merger (window-aggregates-v2, upstream-watermarks) ─► llm.window-stats
  * </pre>
  *
  * Input topics must be co-partitioned (same partition count, keyed by request id).
  */
 public final class GoodputTopology {
 
-    static final String SAMPLES = "request-samples";
+    /**
+     * Internal topic and store names carry their encoding: a new encoding gets a new name, so state
+     * left by an older build (the demo keeps its broker data between runs) is left alone instead of
+     * failing to decode. The merger's topic held one sample per request before partial aggregates.
+     */
+    static final String SAMPLES = "request-partials";
 
     private GoodputTopology() {
     }

@@ -23,7 +23,8 @@ import org.apache.kafka.streams.processor.api.Record;
 final class WindowMerger implements Processor<String, byte[], String, WindowStats> {
 
     static final String NAME = "window-merger";
-    static final String WINDOWS = "window-aggregates";
+    /** v2: histograms in the compact encoding (see {@link GoodputTopology#SAMPLES} on names). */
+    static final String WINDOWS = "window-aggregates-v2";
     static final String WATERMARKS = "upstream-watermarks";
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WindowMerger.class);
