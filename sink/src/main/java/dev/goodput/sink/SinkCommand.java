@@ -95,7 +95,10 @@ public final class SinkCommand implements Callable<Integer> {
         @Override
         public void close() {
             metrics.close();
-            streams.close(java.time.Duration.ofSeconds(30));
+            // leaves the group, so a sink started again right away gets its tasks at once
+            streams.close(org.apache.kafka.streams.CloseOptions.groupMembershipOperation(
+                    org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                    .withTimeout(java.time.Duration.ofSeconds(30)));
         }
     }
 
