@@ -25,11 +25,12 @@ import org.apache.kafka.streams.processor.api.Record;
  * <ul>
  *   <li>a {@link RequestVerdict} to the verdicts sink, and</li>
  *   <li>its metrics and ITL gaps into this partition's partial aggregate of its window, which goes
- *       to the window merger with each heartbeat ({@link Sample.Partial}),</li>
+ *       to the window merger with a heartbeat ({@link Sample.Partial}),</li>
  * </ul>
  * so the per-token and per-request work is spread over every input partition, and what travels on
- * is one record per (contract, scenario, window) and heartbeat, whatever the request rate. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with
- * their original bytes. Event time comes from the events' own fields; no wall clock decides a result.
+ * is about one record per (contract, scenario, window) and live interval, whatever the request
+ * rate. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with their original
+ * bytes. Event time comes from the events' own fields; no wall clock decides a result.
  */
 final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
@@ -150,12 +151,33 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
     }
 
-    /** Token events coalesced by {@link CoalescingConsumer}: each one exactly as if it had come alone. */
+    /**
+     * Token events coalesced by {@link CoalescingConsumer}: each one exactly as if it had come alone.
+     * Only a frame that cannot be read goes to the DLQ, whole; an error in processing an event is
+     * not caught here, so it fails the task as it would for a single record.
+     */
     private void onBatch(Record<String, byte[]> batch) {
         int done = 0;
         try {
-            final TokenBatch.Reader events = new TokenBatch.Reader(batch.value(), context.recordMetadata().get().offset());
-            while (events.next()) {
+            final TokenBatch.Reader events;
+            try {
+                events = new TokenBatch.Reader(java.util.Objects.requireNonNull(batch.value(), "no frame"),
+                        context.recordMetadata().get().offset());
+            } catch (IllegalArgumentException | NullPointerException e) {
+                deadLetter(batch, "invalid_batch", "token batch frame unreadable: " + e.getMessage());
+                return;
+            }
+            while (true) {
+                try {
+                    if (!events.next()) {
+                        return;
+                    }
+                } catch (IllegalArgumentException e) {
+                    eventOffset = -1;
+                    deadLetter(batch, "invalid_batch", "token batch frame unreadable after " + done + " events: "
+                            + e.getMessage());
+                    return;
+                }
                 eventOffset = events.offset;
                 if (fast.read(events.frame, events.valueOffset, events.valueLength)) {
                     current = null;
@@ -167,9 +189,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 maybeSweep();
                 done++;
             }
-        } catch (IllegalArgumentException | NullPointerException e) {
-            eventOffset = -1;
-            deadLetter(batch, "invalid_batch", "token batch frame unreadable after " + done + " events: " + e.getMessage());
         } finally {
             eventOffset = -1;
             currentEvent = null;
