@@ -28,7 +28,7 @@ import org.apache.kafka.streams.processor.api.Record;
  *       to the window merger with a heartbeat ({@link Sample.Partial}),</li>
  * </ul>
  * so the per-token and per-request work is spread over every input partition, and what travels on
- * is about one record per (contract, scenario, window) and live interval, whatever the request
+ * is one record per (contract, scenario, window) and heartbeat (200 ms), whatever the request
  * rate. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with their original
  * bytes. Event time comes from the events' own fields; no wall clock decides a result.
  */
@@ -74,8 +74,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private String lastPartialContract;
     private String lastPartialScenario;
     private long lastPartialStartUs = Long.MIN_VALUE;
-    /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
-    private long lastPartialFlushMs;
     /** The token event on the fast path: its record, or its place in a batch (see {@link #currentRecord()}). */
     private Record<String, byte[]> current;
     private TokenBatch.Reader currentEvent;
@@ -445,12 +443,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         return a;
     }
 
-    /**
-     * Sends the partial aggregates of windows that {@code closableUs} (the watermark about to be
-     * sent) may close, or all of them with {@code Long.MAX_VALUE}; in key order, so a replay sends
-     * the same records in the same order.
-     */
-    private void flushPartials(long closableUs) {
+    /** Sends the partial aggregates, in key order so a replay sends the same records in the same order. */
+    private void flushPartials() {
         if (partials.size() == 0) {
             return;
         }
@@ -458,9 +452,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         keys.sort(null);
         for (String key : keys) {
             final WindowAgg a = partials.get(key);
-            if (closableUs != Long.MAX_VALUE && a.startUs + config.windowUs() + config.graceUs() > closableUs) {
-                continue;
-            }
             context.forward(new Record<>(mergeKey(a.contractId, a.scenarioId),
                     (Out) new Out.ToMerger(Sample.encode(new Sample.Partial(partition, lastWatermarkSent, a))),
                     Math.max(0, a.startUs / 1_000)));
@@ -535,20 +526,13 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     /**
-     * Every 200 ms of wall-clock time: all partial aggregates once per live interval (they are what
-     * live updates show), and before a watermark, the partials of every window it may close, so a
-     * final record never waits for the live cadence. Merging a partial costs a pass over each of its
-     * histograms, so sending them every heartbeat would cost more than the requests they hold.
+     * Every 200 ms of wall-clock time: the partial aggregates, then the watermark. Partials are
+     * small (histograms that grow with their values), so sending them this often costs little and
+     * keeps live window records as fresh as one record per request did.
      */
     private void heartbeat(long nowMs) {
-        final long wm = requestTimeUs == Long.MIN_VALUE ? Long.MIN_VALUE : watermark();
-        if (nowMs - lastPartialFlushMs >= config.liveInterval().toMillis()) {
-            flushPartials(Long.MAX_VALUE);
-            lastPartialFlushMs = nowMs;
-        } else {
-            flushPartials(wm);
-        }
-        sendWatermark(wm);
+        flushPartials();
+        sendWatermark(requestTimeUs == Long.MIN_VALUE ? Long.MIN_VALUE : watermark());
     }
 
     private void sendWatermark(long wm) {
