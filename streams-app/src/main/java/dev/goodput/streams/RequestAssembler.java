@@ -74,6 +74,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private String lastPartialContract;
     private String lastPartialScenario;
     private long lastPartialStartUs = Long.MIN_VALUE;
+    /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
+    private long lastPartialFlushMs;
     /** The token event on the fast path: its record, or its place in a batch (see {@link #currentRecord()}). */
     private Record<String, byte[]> current;
     private TokenBatch.Reader currentEvent;
@@ -443,8 +445,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         return a;
     }
 
-    /** Sends the partial aggregates, in key order so a replay sends the same records in the same order. */
-    private void flushPartials() {
+    /**
+     * Sends the partial aggregates of windows that {@code closableUs} (the watermark about to be
+     * sent) may close, or all of them with {@code Long.MAX_VALUE}; in key order, so a replay sends
+     * the same records in the same order.
+     */
+    private void flushPartials(long closableUs) {
         if (partials.size() == 0) {
             return;
         }
@@ -452,6 +458,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         keys.sort(null);
         for (String key : keys) {
             final WindowAgg a = partials.get(key);
+            if (closableUs != Long.MAX_VALUE && a.startUs + config.windowUs() + config.graceUs() > closableUs) {
+                continue;
+            }
             context.forward(new Record<>(mergeKey(a.contractId, a.scenarioId),
                     (Out) new Out.ToMerger(Sample.encode(new Sample.Partial(partition, lastWatermarkSent, a))),
                     Math.max(0, a.startUs / 1_000)));
@@ -526,14 +535,26 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     /**
-     * Every 200 ms of wall-clock time: the partial aggregates, then the watermark. Partials are
-     * small (histograms that grow with their values), so sending them this often costs little and
-     * keeps live window records as fresh as one record per request did.
+     * Every 200 ms of wall-clock time: partial aggregates, then the watermark. Live, a partition
+     * touches a few windows per heartbeat, and they all go, so live window records lag the verdicts
+     * no more than one sample per request did. When event time runs far ahead of the clock (a
+     * replay, a backlog) each heartbeat holds partials of many windows, and sending each costs a
+     * record and a merge: then only those the watermark may close go at once, the rest once per
+     * live interval. Final records never wait either way.
      */
     private void heartbeat(long nowMs) {
-        flushPartials();
-        sendWatermark(requestTimeUs == Long.MIN_VALUE ? Long.MIN_VALUE : watermark());
+        final long wm = requestTimeUs == Long.MIN_VALUE ? Long.MIN_VALUE : watermark();
+        if (partials.size() <= LIVE_PARTIALS || nowMs - lastPartialFlushMs >= config.liveInterval().toMillis()) {
+            flushPartials(Long.MAX_VALUE);
+            lastPartialFlushMs = nowMs;
+        } else {
+            flushPartials(wm);
+        }
+        sendWatermark(wm);
     }
+
+    /** Partials a heartbeat sends every time; above this, the others wait for the live interval. */
+    static final int LIVE_PARTIALS = 8;
 
     private void sendWatermark(long wm) {
         if (wm == Long.MIN_VALUE || wm <= lastWatermarkSent) {
