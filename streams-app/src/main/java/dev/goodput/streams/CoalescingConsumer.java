@@ -88,7 +88,8 @@ final class CoalescingConsumer implements Consumer<byte[], byte[]> {
         final List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>(records.size() / MAX_BATCH + 2);
         final List<ConsumerRecord<byte[], byte[]>> run = new ArrayList<>(MAX_BATCH);
         for (ConsumerRecord<byte[], byte[]> r : records) {
-            if (r.headers().iterator().hasNext() || r.timestamp() < 0) {
+            // toArray() of empty headers is a shared constant; an iterator is two objects per record
+            if (r.headers().toArray().length != 0 || r.timestamp() < 0) {
                 flush(run, out);
                 out.add(r);
                 continue;

@@ -105,17 +105,14 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         progress.load();
         partials.load();
         this.partition = ctx.taskId().partition();
-        inflight.entries().forEach((id, s) -> {
-            if (s.requestBytes != null) {
-                waiting.put(id, s);
-            }
-        });
-        for (RequestState s : inflight.entries().values()) {
+        for (Map.Entry<String, RequestState> e : inflight.entries().entrySet()) {
+            final RequestState s = e.getValue();
             if (s.seenCount > 0) {
                 tokenTimeUs = Math.max(tokenTimeUs, s.lastChunkUs());
             }
             if (s.requestBytes != null) {
                 requestTimeUs = Math.max(requestTimeUs, s.completionUs);
+                waiting.put(e.getKey(), s);
             }
         }
         // the progress of requests already finished is carried by the last watermark this task sent

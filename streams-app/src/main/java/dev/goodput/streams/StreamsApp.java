@@ -107,8 +107,8 @@ public final class StreamsApp {
         streams.close(closeOptions());
     }
 
-    /** A bounded close that leaves the group; the sink closes the same way. */
-    public static org.apache.kafka.streams.CloseOptions closeOptions() {
+    /** A bounded close that leaves the group (the sink, which does not depend on this module, builds its own). */
+    private static org.apache.kafka.streams.CloseOptions closeOptions() {
         return org.apache.kafka.streams.CloseOptions.groupMembershipOperation(
                 org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30));
     }
