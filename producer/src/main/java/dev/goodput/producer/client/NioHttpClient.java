@@ -28,10 +28,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A streaming HTTP/1.1 client for plain {@code http://} targets that reads every connection on one
- * selector thread: bytes are timed the moment {@code read()} returns them and handed to the stream
- * parser on the same thread, with no hand-off per chunk. Keep-alive connections are reused per
- * host; a request that finds one idle is written by the thread that sends it, at its send time.
- * TLS targets go through Jetty instead ({@link StreamingClient}).
+ * selector thread: bytes are timed the moment {@code read()} returns them, de-chunked, and handed
+ * to the stream parser on a thread of its own once per select round ({@link ExchangeWorker}).
+ * Keep-alive connections are reused per host; a request that finds one idle is written by the
+ * thread that sends it, at its send time. TLS targets go through Jetty instead ({@link StreamingClient}).
  */
 public final class NioHttpClient implements AutoCloseable {
 
@@ -43,7 +43,7 @@ public final class NioHttpClient implements AutoCloseable {
     /**
      * What the client reports for one exchange. {@code sent} comes from the thread that writes the
      * request (the sending thread on a kept-alive connection, else the selector thread); the rest
-     * from the selector thread, after {@code sent}.
+     * from the client's parsing thread, in order, after {@code sent}.
      */
     interface Exchange {
         void sent();
@@ -67,6 +67,7 @@ public final class NioHttpClient implements AutoCloseable {
     private final Map<String, Integer> open = new HashMap<>();
     private final int maxConnectionsPerHost;
     private final Set<Conn> active = new HashSet<>();
+    private final ExchangeWorker worker = new ExchangeWorker("goodput-nio-parse");
     // One select round's reads, in order: every ready connection is read and timed first, then the
     // bytes are parsed, so a chunk's time does not include parsing the chunks read before it.
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(READ_BUFFER);
@@ -201,7 +202,7 @@ public final class NioHttpClient implements AutoCloseable {
                 c.key = ch.register(selector, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, c);
                 c.connected = connected;
             } catch (IOException e) {
-                call.exchange.end(e);
+                worker.end(call.exchange, e);
                 return;
             }
         } else {
@@ -241,6 +242,7 @@ public final class NioHttpClient implements AutoCloseable {
                     nextTimeoutCheck = now + 5_000_000;
                     checkTimeouts(now);
                 }
+                worker.flush();
             } catch (IOException | RuntimeException e) {
                 LOG.warn("HTTP client loop: {}", e.toString());
             }
@@ -295,6 +297,7 @@ public final class NioHttpClient implements AutoCloseable {
     public void close() {
         running = false;
         dev.goodput.producer.SelectorLoop.stop(selector, loop, LOG);
+        worker.close();
     }
 
     /** One request and its response. */
@@ -366,7 +369,7 @@ public final class NioHttpClient implements AutoCloseable {
                     waitingCalls.decrementAndGet();
                 }
             }
-            exchange.end(t);
+            worker.end(exchange, t);
         }
 
         void succeed() {
@@ -374,7 +377,7 @@ public final class NioHttpClient implements AutoCloseable {
                 return;
             }
             done = true;
-            exchange.end(null);
+            worker.end(exchange, null);
         }
     }
 
@@ -528,7 +531,7 @@ public final class NioHttpClient implements AutoCloseable {
                         throw new IOException("not an HTTP/1.x response: " + l);
                     }
                     keepAlive = !parts[0].equals("HTTP/1.0");
-                    call.exchange.status(Integer.parseInt(parts[1].trim()));
+                    worker.status(call.exchange, Integer.parseInt(parts[1].trim()));
                     phase = 1;
                 } else if (l.isEmpty()) {
                     phase = 2;
@@ -621,7 +624,7 @@ public final class NioHttpClient implements AutoCloseable {
             final ByteBuffer slice = readBuffer.slice();
             slice.limit(n);
             readBuffer.position(readBuffer.position() + n);
-            call.exchange.body(slice, readNanos);
+            worker.body(call.exchange, slice, readNanos);
         }
 
         /** The response is complete: the connection goes back to the pool or is closed. */
