@@ -34,6 +34,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     private ObjectStore<WindowAgg> windows;
     private ObjectStore<long[]> watermarks;
     private final Set<String> changedSinceLive = new HashSet<>();
+    private final Set<String> foreignContracts = new HashSet<>();
     private long closedThroughUs = Long.MIN_VALUE;
     private long lateSamples;
 
@@ -131,9 +132,10 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         for (Map.Entry<String, WindowAgg> e : closing) {
             LOG.debug("task {} closes {} with {} requests at watermarks {}", context.taskId(), e.getKey(),
                     e.getValue().total, watermarks.entries().entrySet().stream().map(w -> w.getKey() + "=" + w.getValue()[0]).toList());
-            emit(e.getValue(), true);
-            windows.remove(e.getKey());
-            changedSinceLive.remove(e.getKey());
+            if (emit(e.getValue(), true)) {
+                windows.remove(e.getKey());
+                changedSinceLive.remove(e.getKey());
+            }
         }
     }
 
@@ -149,11 +151,26 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         changedSinceLive.clear();
     }
 
-    private void emit(WindowAgg a, boolean isFinal) {
+    /**
+     * Forwards a window's record; false, and the window kept, when its contract is not one this
+     * instance was started with. That happens when the state was restored from a run under another
+     * contract (the same application id and data directory): the record needs that contract's
+     * hardware and price key, so the window waits in the store for an instance that has it.
+     */
+    private boolean emit(WindowAgg a, boolean isFinal) {
         final Contract c = config.contracts().get(a.contractId);
+        if (c == null) {
+            if (foreignContracts.add(a.contractId)) {
+                LOG.warn("windows of contract {} (restored state of another run) are kept, not emitted: this instance was"
+                        + " started with {}; start one with that contract to emit them", a.contractId,
+                        config.contracts().keySet());
+            }
+            return false;
+        }
         final String key = a.contractId + "|" + a.scenarioId + "|" + a.startUs;
         context.forward(new Record<>(key, a.toAvro(c, config.windowUs(), isFinal),
                 (a.startUs + config.windowUs()) / 1_000 - 1));
+        return true;
     }
 
     static final ObjectStore.Codec<long[]> LONG_CODEC = new ObjectStore.Codec<>() {
