@@ -15,7 +15,7 @@ final class BenchStreamsCommand implements Callable<Integer> {
     @Option(names = "--contract", defaultValue = "config/contract.yaml")
     Path contract;
 
-    @Option(names = "--requests", defaultValue = "500000", description = "Requests for the rate phase (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--requests", defaultValue = "1000000", description = "Requests for the rate phase (default: ${DEFAULT-VALUE}).")
     int requests;
 
     @Option(names = "--chunks", defaultValue = "50", description = "Token events per request in the rate phase.")
