@@ -11,7 +11,9 @@ import org.HdrHistogram.Recorder;
 /**
  * Live counters of a run, safe to update from HTTP threads: requests by status, tokens, and
  * HdrHistogram recorders (microseconds, 3 significant digits) of TTFT and dispatch lateness. Feeds
- * the progress line; the authoritative numbers are computed downstream from the topics.
+ * the progress line and the run summary; the authoritative numbers are computed downstream from the
+ * topics. Warm-up requests are counted but kept out of the histograms, as they are kept out of
+ * every result: the lateness p99 that marks a run generator-saturated is that of the measured part.
  */
 public final class RunStats {
     /** Largest latency these live histograms hold: 1 hour. */
@@ -34,14 +36,15 @@ public final class RunStats {
         requests.increment();
         if (e.getWarmup()) {
             warmup.increment();
+        } else {
+            final long late = micros(e.getActualSendTimeUs()) - micros(e.getIntendedSendTimeUs());
+            lateness.recordValue(Math.min(MAX_US, Math.max(0, late)));
         }
-        final long late = micros(e.getActualSendTimeUs()) - micros(e.getIntendedSendTimeUs());
-        lateness.recordValue(Math.min(MAX_US, Math.max(0, late)));
         switch (e.getStatus()) {
             case OK -> {
                 ok.increment();
                 outputTokens.add(e.getOutputTokens());
-                if (e.getFirstChunkTimeUs() != null) {
+                if (e.getFirstChunkTimeUs() != null && !e.getWarmup()) {
                     ttft.recordValue(Math.min(MAX_US, Math.max(0,
                             micros(e.getFirstChunkTimeUs()) - micros(e.getIntendedSendTimeUs()))));
                 }
@@ -80,6 +83,13 @@ public final class RunStats {
     String progress(double elapsedS, long inFlight, long tokenEvents) {
         final Histogram t = ttft();
         final Histogram l = lateness();
+        if (t.getTotalCount() == 0 && l.getTotalCount() == 0 && warmup.sum() > 0) {
+            return String.format(Locale.ROOT,
+                    "%8.1f s: %d requests (ok %d, errors %d, timeouts %d), %d in flight, %.1f req/s, %.1f output tokens/s, "
+                            + "%d chunks, warm-up (not in the percentiles)",
+                    elapsedS, requests.sum(), ok.sum(), errors.sum(), timeouts.sum(), inFlight,
+                    requests.sum() / Math.max(elapsedS, 1e-9), outputTokens.sum() / Math.max(elapsedS, 1e-9), tokenEvents);
+        }
         return String.format(Locale.ROOT,
                 "%8.1f s: %d requests (ok %d, errors %d, timeouts %d), %d in flight, %.1f req/s, %.1f output tokens/s, "
                         + "%d chunks, TTFT p50 %.1f ms p99 %.1f ms, dispatch lateness p99 %.3f ms",
