@@ -42,14 +42,17 @@ public final class Generator implements AutoCloseable {
             throw new IllegalStateException(sink.failure());
         }
         final Histogram ttft = run.ttft();
-        out.printf(Locale.ROOT, "scenario %s done: %d requests (ok %d, error %d, timeout %d, abandoned %d); "
-                        + "TTFT p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, p99.9 %.1f ms; dispatch lateness p99 %.3f ms%s; "
+        // the percentiles leave warm-up requests out: a scenario stopped during its warm-up has none
+        final String percentiles = summary.getRequests() == summary.getWarmupRequests()
+                ? "all in the warm-up, so no percentiles"
+                : String.format(Locale.ROOT, "TTFT p50 %.1f ms, p95 %.1f ms, p99 %.1f ms, p99.9 %.1f ms; dispatch lateness"
+                        + " p99 %.3f ms%s", ms(ttft, 50), ms(ttft, 95), ms(ttft, 99), ms(ttft, 99.9),
+                        summary.getLatenessP99Us() / 1000.0, summary.getGeneratorSaturated()
+                                ? " (GENERATOR SATURATED: latency may be the generator's, not the target's)" : "");
+        out.printf(Locale.ROOT, "scenario %s done: %d requests (ok %d, error %d, timeout %d, abandoned %d); %s; "
                         + "generator CPU %.2f s%n",
                 summary.getScenarioId(), summary.getRequests(), summary.getRequestsOk(), summary.getRequestsError(),
-                summary.getRequestsTimeout(), summary.getRequestsAbandoned(), ms(ttft, 50), ms(ttft, 95), ms(ttft, 99),
-                ms(ttft, 99.9), summary.getLatenessP99Us() / 1000.0,
-                summary.getGeneratorSaturated() ? " (GENERATOR SATURATED: latency may be the generator's, not the target's)" : "",
-                summary.getGeneratorCpuS());
+                summary.getRequestsTimeout(), summary.getRequestsAbandoned(), percentiles, summary.getGeneratorCpuS());
         if (summary.getRequests() > 0 && summary.getRequestsOk() == 0) {
             out.printf(Locale.ROOT, "warning: no request of %s succeeded; see error classes on llm.requests%n",
                     summary.getScenarioId());
