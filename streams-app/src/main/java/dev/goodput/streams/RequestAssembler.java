@@ -69,11 +69,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private final Map<String, RequestState> waiting = new java.util.HashMap<>();
     /** The offset of the event being processed when it came in a {@link TokenBatch}; -1 otherwise. */
     private long eventOffset = -1;
-    /** The last partial's key and its parts: consecutive requests mostly share one. */
-    private String lastPartialKey;
-    private String lastPartialContract;
-    private String lastPartialScenario;
-    private long lastPartialStartUs = Long.MIN_VALUE;
     /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
     private long lastPartialFlushMs;
     /** The token event on the fast path: its record, or its place in a batch (see {@link #currentRecord()}). */
@@ -422,16 +417,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private WindowAgg partial(String contractId, String scenarioId, long startUs) {
-        final String key;
-        if (startUs == lastPartialStartUs && contractId.equals(lastPartialContract) && scenarioId.equals(lastPartialScenario)) {
-            key = lastPartialKey;
-        } else {
-            key = contractId + "|" + scenarioId + "|" + startUs;
-            lastPartialContract = contractId;
-            lastPartialScenario = scenarioId;
-            lastPartialStartUs = startUs;
-            lastPartialKey = key;
-        }
+        final String key = contractId + "|" + scenarioId + "|" + startUs;
         WindowAgg a = partials.get(key);
         if (a == null) {
             a = WindowAgg.partial(contractId, scenarioId, startUs);

@@ -48,12 +48,12 @@ final class ExchangeWorker implements AutoCloseable {
     void body(NioHttpClient.Exchange exchange, ByteBuffer bytes, long readNanos) {
         final byte[] copy = new byte[bytes.remaining()];
         bytes.get(copy);
-        round.add(new Event(exchange, -1, copy, readNanos, null));
+        round.add(new Event(exchange, BODY, copy, readNanos, null));
     }
 
     /** Selector thread: the exchange ended, with a failure or null. */
     void end(NioHttpClient.Exchange exchange, Throwable failureOrNull) {
-        round.add(new Event(exchange, -2, null, 0, failureOrNull));
+        round.add(new Event(exchange, END, null, 0, failureOrNull));
     }
 
     /** Selector thread: hands the round's callbacks over; the worker finds them within a millisecond. */
@@ -98,12 +98,15 @@ final class ExchangeWorker implements AutoCloseable {
         }
     }
 
-    /** One callback: a status (code >= 0), body bytes (code -1) or the end (code -2). */
+    private static final int BODY = -1;
+    private static final int END = -2;
+
+    /** One callback: a status (code >= 0, the HTTP status), body bytes ({@link #BODY}) or the end ({@link #END}). */
     private record Event(NioHttpClient.Exchange exchange, int code, byte[] bytes, long readNanos, Throwable failure) {
         void deliver() {
             if (code >= 0) {
                 exchange.status(code);
-            } else if (code == -1) {
+            } else if (code == BODY) {
                 exchange.body(ByteBuffer.wrap(bytes), readNanos);
             } else {
                 exchange.end(failure);

@@ -83,18 +83,15 @@ public final class RunStats {
     String progress(double elapsedS, long inFlight, long tokenEvents) {
         final Histogram t = ttft();
         final Histogram l = lateness();
-        if (t.getTotalCount() == 0 && l.getTotalCount() == 0 && warmup.sum() > 0) {
-            return String.format(Locale.ROOT,
-                    "%8.1f s: %d requests (ok %d, errors %d, timeouts %d), %d in flight, %.1f req/s, %.1f output tokens/s, "
-                            + "%d chunks, warm-up (not in the percentiles)",
-                    elapsedS, requests.sum(), ok.sum(), errors.sum(), timeouts.sum(), inFlight,
-                    requests.sum() / Math.max(elapsedS, 1e-9), outputTokens.sum() / Math.max(elapsedS, 1e-9), tokenEvents);
-        }
-        return String.format(Locale.ROOT,
+        final String counts = String.format(Locale.ROOT,
                 "%8.1f s: %d requests (ok %d, errors %d, timeouts %d), %d in flight, %.1f req/s, %.1f output tokens/s, "
-                        + "%d chunks, TTFT p50 %.1f ms p99 %.1f ms, dispatch lateness p99 %.3f ms",
+                        + "%d chunks, ",
                 elapsedS, requests.sum(), ok.sum(), errors.sum(), timeouts.sum(), inFlight,
-                requests.sum() / Math.max(elapsedS, 1e-9), outputTokens.sum() / Math.max(elapsedS, 1e-9), tokenEvents,
+                requests.sum() / Math.max(elapsedS, 1e-9), outputTokens.sum() / Math.max(elapsedS, 1e-9), tokenEvents);
+        if (t.getTotalCount() == 0 && l.getTotalCount() == 0 && warmup.sum() > 0) {
+            return counts + "warm-up (not in the percentiles)";
+        }
+        return counts + String.format(Locale.ROOT, "TTFT p50 %.1f ms p99 %.1f ms, dispatch lateness p99 %.3f ms",
                 t.getValueAtPercentile(50) / 1000.0, t.getValueAtPercentile(99) / 1000.0,
                 l.getValueAtPercentile(99) / 1000.0);
     }
