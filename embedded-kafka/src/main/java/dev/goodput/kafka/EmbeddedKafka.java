@@ -67,7 +67,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static EmbeddedKafka startTemporary(Map<String, String> overrides) {
         try {
             final Path dir = Files.createTempDirectory("goodput-kafka-");
-            final EmbeddedKafka kafka = new EmbeddedKafka(dir, true, overrides, freePort(), freePort());
+            final int[] ports = freePorts(2);
+            final EmbeddedKafka kafka = new EmbeddedKafka(dir, true, overrides, ports[0], ports[1]);
             kafka.start();
             return kafka;
         } catch (IOException e) {
@@ -86,8 +87,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the broker data folder " + dataDir, e);
         }
-        final EmbeddedKafka kafka = new EmbeddedKafka(dataDir, false, overrides,
-                brokerPort == 0 ? freePort() : brokerPort, freePort());
+        final int[] ports = freePorts(2);
+        final int broker = brokerPort == 0 ? ports[0] : brokerPort;
+        final EmbeddedKafka kafka = new EmbeddedKafka(dataDir, false, overrides, broker,
+                ports[0] != broker ? ports[0] : ports[1]);
         kafka.start();
         return kafka;
     }
@@ -232,11 +235,36 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     /** A port that was free on loopback a moment ago. */
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+        return freePorts(1)[0];
+    }
+
+    /**
+     * {@code n} distinct free loopback ports. Each probe stays bound until all are found: probing one
+     * port at a time can return the same port twice, and a broker given one port for both of its
+     * listeners does not start (seen here: "two listeners on the same port").
+     */
+    public static int[] freePorts(int n) {
+        final ServerSocket[] sockets = new ServerSocket[n];
+        try {
+            final int[] ports = new int[n];
+            for (int i = 0; i < n; i++) {
+                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                sockets[i].setReuseAddress(true);
+                ports[i] = sockets[i].getLocalPort();
+            }
+            return ports;
         } catch (IOException e) {
             throw new UncheckedIOException("no free port on loopback", e);
+        } finally {
+            for (ServerSocket s : sockets) {
+                if (s != null) {
+                    try {
+                        s.close();
+                    } catch (IOException ignored) {
+                        // a probe socket that cannot close leaves its port taken, nothing else
+                    }
+                }
+            }
         }
     }
 
