@@ -20,6 +20,7 @@ import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
+import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.client.Target;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
@@ -150,7 +151,7 @@ final class DemoCommand implements Callable<Integer> {
                     externalTarget != null ? java.net.URI.create(externalTarget).getAuthority() : "simulator",
                     Duration.ofSeconds(60), Duration.ofSeconds(15), false);
             final String targetVersion = dev.goodput.report.Provenance.probeTarget(target.baseUrl());
-            try (Generator generator = new Generator(new StreamingClient(1024),
+            try (Generator generator = new Generator(new StreamingClient(1024, TimingPriority.AUTO),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(),
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000), out)) {
                 final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),

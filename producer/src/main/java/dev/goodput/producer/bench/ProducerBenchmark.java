@@ -28,6 +28,7 @@ import dev.goodput.producer.client.EventSink;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Scenario;
 import dev.goodput.producer.publish.KafkaEventSink;
@@ -59,10 +60,12 @@ public final class ProducerBenchmark {
     private final Path corpusFile;
     private final double seconds;
     private final String phases;
+    private final TimingPriority priority;
 
     /** @param phases all, or a comma list of streams, lateness, throughput */
-    public ProducerBenchmark(PrintStream out, Path corpusFile, double seconds, String phases) {
+    public ProducerBenchmark(PrintStream out, Path corpusFile, double seconds, String phases, TimingPriority priority) {
         this.out = out;
+        this.priority = priority;
         this.corpusFile = corpusFile;
         this.seconds = seconds;
         this.phases = phases;
@@ -83,8 +86,8 @@ public final class ProducerBenchmark {
                 Topics.createMissing(admin, Topics.ALL, (short) 1);
             }
             final SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
-            out.printf(Locale.ROOT, "broker %s (child JVM), registry %s, %d cores, %.0f s per phase%n", broker.value(),
-                    registry.url(), Runtime.getRuntime().availableProcessors(), seconds);
+            out.printf(Locale.ROOT, "broker %s (child JVM), registry %s, %d cores, %.0f s per phase, timing threads %s%n",
+                    broker.value(), registry.url(), Runtime.getRuntime().availableProcessors(), seconds, timingThreads());
 
             // Decode step 20 ms, no per-sequence cost: 1,000 streams give 50,000 chunks/s.
             if (wants("streams")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0")) {
@@ -113,6 +116,12 @@ public final class ProducerBenchmark {
         }
     }
 
+    private String timingThreads() {
+        try (StreamingClient probe = new StreamingClient(1, priority)) {
+            return probe.nio().selectorPriority();
+        }
+    }
+
     private void phase(String name, String url, Properties props, SchemaRegistryClient registry, Corpus corpus,
                        Scenario scenario, double durationS, ChildJvm sim) throws Exception {
         final Target target = new Target(url, true, "sim", null, Map.of(), "sim", Duration.ofSeconds(60),
@@ -123,7 +132,7 @@ public final class ProducerBenchmark {
         fetchTraces(sim);
         final RunSummary summary;
         final long chunks;
-        try (StreamingClient http = new StreamingClient(4096);
+        try (StreamingClient http = new StreamingClient(4096, priority);
              KafkaEventSink kafka = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(),
                      Topics.RUNS.name(), 4_000_000)) {
             final EventSink tee = new EventSink() {

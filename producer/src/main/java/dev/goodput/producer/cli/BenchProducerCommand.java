@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import dev.goodput.producer.bench.ProducerBenchmark;
+import dev.goodput.producer.client.TimingPriority;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -21,9 +22,13 @@ public final class BenchProducerCommand implements Callable<Integer> {
     @Option(names = "--phases", defaultValue = "all", description = "all, or a comma list of streams, lateness, throughput.")
     String phases;
 
+    @Option(names = "--timing-priority", defaultValue = "auto", description = "auto, realtime or normal: the generator's"
+            + " timing threads, as in produce (default: ${DEFAULT-VALUE}).")
+    String timingPriority;
+
     @Override
     public Integer call() throws Exception {
-        new ProducerBenchmark(System.out, corpus, seconds, phases).run();
+        new ProducerBenchmark(System.out, corpus, seconds, phases, TimingPriority.parse(timingPriority)).run();
         return 0;
     }
 }

@@ -19,6 +19,7 @@ import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
+import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.client.Target;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
@@ -140,6 +141,10 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--max-connections", defaultValue = "4096", description = "HTTP connections to the target.")
     int maxConnections;
 
+    @Option(names = "--timing-priority", defaultValue = "auto", description = "Scheduling class of the dispatcher and"
+            + " HTTP selector threads: auto (real-time when permitted, else normal), realtime (or exit), normal.")
+    String timingPriority;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process.")
     long seed;
 
@@ -180,7 +185,7 @@ public final class ProduceCommand implements Callable<Integer> {
             out.println("run " + run + ", generator " + gen + ", contract " + contract.id() + ", target " + t.endpoint());
             final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
             Thread hook = null;
-            try (Generator g = new Generator(new StreamingClient(maxConnections),
+            try (Generator g = new Generator(client(out),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                             publishBuffer), out)) {
                 // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event
@@ -219,6 +224,23 @@ public final class ProduceCommand implements Callable<Integer> {
             }
         }
         return 0;
+    }
+
+    private StreamingClient client(PrintStream out) {
+        final TimingPriority priority;
+        try {
+            priority = TimingPriority.parse(timingPriority);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--timing-priority: " + e.getMessage());
+        }
+        final StreamingClient client;
+        try {
+            client = new StreamingClient(maxConnections, priority);
+        } catch (IllegalStateException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        out.println("timing threads: " + client.nio().selectorPriority());
+        return client;
     }
 
     Target target(String baseUrl, Contract contract) {

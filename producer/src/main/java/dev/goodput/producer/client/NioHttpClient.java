@@ -77,18 +77,57 @@ public final class NioHttpClient implements AutoCloseable {
     private long[] roundNanos = new long[256];
     private int roundSize;
     private volatile boolean running = true;
+    private final String selectorPriority;
 
-    /** @param maxConnectionsPerHost requests beyond this many open connections wait, in order, inside the client */
+    /** A client whose selector thread keeps the normal scheduling class. */
     public NioHttpClient(int maxConnectionsPerHost) {
+        this(maxConnectionsPerHost, TimingPriority.NORMAL);
+    }
+
+    /**
+     * @param maxConnectionsPerHost requests beyond this many open connections wait, in order, inside the client
+     * @param priority              the selector thread's scheduling class (it stamps every read)
+     * @throws IllegalStateException when {@link TimingPriority#REALTIME} is refused
+     */
+    public NioHttpClient(int maxConnectionsPerHost, TimingPriority priority) {
         this.maxConnectionsPerHost = maxConnectionsPerHost;
         try {
             this.selector = Selector.open();
         } catch (IOException e) {
             throw new IllegalStateException("cannot open a selector", e);
         }
-        this.loop = new Thread(this::run, "goodput-nio-http");
+        final java.util.concurrent.CompletableFuture<String> applied = new java.util.concurrent.CompletableFuture<>();
+        this.loop = new Thread(() -> {
+            try {
+                applied.complete(priority.applyToCurrentThread("HTTP selector"));
+            } catch (RuntimeException e) {
+                applied.completeExceptionally(e);
+                return;
+            }
+            run();
+        }, "goodput-nio-http");
         loop.setDaemon(true);
         loop.start();
+        try {
+            this.selectorPriority = applied.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            worker.close();
+            closeSelectorQuietly();
+            throw (RuntimeException) e.getCause();
+        }
+    }
+
+    private void closeSelectorQuietly() {
+        try {
+            selector.close();
+        } catch (IOException e) {
+            LOG.debug("closing the selector: {}", e.toString());
+        }
+    }
+
+    /** The selector thread's scheduling class, as applied: "real-time (...)" or "normal (...)". */
+    public String selectorPriority() {
+        return selectorPriority;
     }
 
     /** Sends a POST; the exchange hears of every step. Returns a handle that aborts it with a given cause. */

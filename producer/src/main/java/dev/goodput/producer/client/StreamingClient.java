@@ -16,9 +16,20 @@ public final class StreamingClient implements AutoCloseable {
 
     private final HttpClient http;
     private final NioHttpClient nio;
+    private final TimingPriority priority;
 
+    /** A client whose timing threads keep the normal scheduling class (tests, tools). */
     public StreamingClient(int maxConnections) {
-        this.nio = new NioHttpClient(maxConnections);
+        this(maxConnections, TimingPriority.NORMAL);
+    }
+
+    /**
+     * @param priority scheduling class of the selector thread, and of the thread that dispatches
+     *                 requests through this client (see {@link TimingPriority})
+     */
+    public StreamingClient(int maxConnections, TimingPriority priority) {
+        this.priority = priority;
+        this.nio = new NioHttpClient(maxConnections, priority);
         final ClientConnector connector = new ClientConnector();
         connector.setSslContextFactory(new SslContextFactory.Client());
         connector.setSelectors(1);
@@ -37,6 +48,11 @@ public final class StreamingClient implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the HTTP client: " + e.getMessage(), e);
         }
+    }
+
+    /** The scheduling class the dispatching thread takes while it sends through this client. */
+    public TimingPriority timingPriority() {
+        return priority;
     }
 
     public HttpClient http() {

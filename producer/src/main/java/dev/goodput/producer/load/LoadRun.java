@@ -69,6 +69,16 @@ public final class LoadRun {
      */
     public RunSummary run(StreamingClient client, EventSink sink, PrintStream progress, Supplier<String> failure,
                           Supplier<Long> tokenEvents) {
+        client.timingPriority().applyToCurrentThread("dispatcher");
+        try {
+            return dispatch(client, sink, progress, failure, tokenEvents);
+        } finally {
+            client.timingPriority().restoreCurrentThread();
+        }
+    }
+
+    private RunSummary dispatch(StreamingClient client, EventSink sink, PrintStream progress, Supplier<String> failure,
+                                Supplier<Long> tokenEvents) {
         final long cpu0 = processCpuNanos();
         final long wall0 = System.nanoTime();
         final long startUs = clock.nowMicros() + 20_000;

@@ -1,0 +1,99 @@
+package dev.goodput.producer.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+class TimingPriorityTest {
+
+    private static final Path SELF = Path.of("/proc/thread-self/stat");
+
+    @Test
+    void parsesTheThreeSettingsAndNamesTheChoicesOtherwise() {
+        assertEquals(TimingPriority.AUTO, TimingPriority.parse("auto"));
+        assertEquals(TimingPriority.REALTIME, TimingPriority.parse(" RealTime "));
+        assertEquals(TimingPriority.NORMAL, TimingPriority.parse("normal"));
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> TimingPriority.parse("fifo"));
+        assertTrue(e.getMessage().contains("'fifo'") && e.getMessage().contains("auto, realtime, normal"), e.getMessage());
+    }
+
+    @Test
+    void readsThePolicyFieldEvenWhenTheThreadNameHoldsParenthesesAndSpaces() throws IOException {
+        final Path stat = Files.createTempFile("stat", "");
+        final List<String> after = new ArrayList<>();
+        for (int field = 3; field <= 52; field++) {
+            after.add(field == 41 ? "1" : field == 40 ? "7" : "0");
+        }
+        Files.writeString(stat, "4242 (a (b) c) " + String.join(" ", after) + "\n");
+        try {
+            assertEquals(TimingPriority.SCHED_FIFO, TimingPriority.policy(stat));
+        } finally {
+            Files.delete(stat);
+        }
+    }
+
+    @Test
+    void autoRaisesTheThreadWhenItSaysSoAndRestoreReturnsItToNormal() throws Exception {
+        assumeTrue(Files.exists(SELF), "Linux only");
+        final AtomicReference<Object> result = new AtomicReference<>();
+        final Thread t = new Thread(() -> {
+            try {
+                final String applied = TimingPriority.AUTO.applyToCurrentThread("test");
+                final int raised = TimingPriority.policy(SELF);
+                TimingPriority.AUTO.restoreCurrentThread();
+                result.set(new Object[] {applied, raised, TimingPriority.policy(SELF)});
+            } catch (IOException | RuntimeException e) {
+                result.set(e);
+            }
+        });
+        t.start();
+        t.join();
+        if (result.get() instanceof Exception e) {
+            throw e;
+        }
+        final Object[] r = (Object[]) result.get();
+        final String applied = (String) r[0];
+        // what it reports is what the kernel holds: real-time where permitted (root here), else normal
+        assertEquals(applied.startsWith("real-time") ? TimingPriority.SCHED_FIFO : TimingPriority.SCHED_OTHER, r[1], applied);
+        assertEquals(TimingPriority.SCHED_OTHER, r[2]);
+    }
+
+    @Test
+    void normalLeavesTheThreadAlone() throws Exception {
+        assumeTrue(Files.exists(SELF), "Linux only");
+        assertEquals("normal", TimingPriority.NORMAL.applyToCurrentThread("test"));
+        assertEquals(TimingPriority.SCHED_OTHER, TimingPriority.policy(SELF));
+    }
+
+    @Test
+    void theSelectorThreadRunsAtThePriorityTheClientReports() throws Exception {
+        assumeTrue(Files.exists(SELF), "Linux only");
+        try (NioHttpClient client = new NioHttpClient(1, TimingPriority.AUTO)) {
+            final int expected = client.selectorPriority().startsWith("real-time")
+                    ? TimingPriority.SCHED_FIFO : TimingPriority.SCHED_OTHER;
+            final List<Integer> policies = new ArrayList<>();
+            try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path task : (Iterable<Path>) tasks::iterator) {
+                    if (Files.readString(task.resolve("comm")).startsWith("goodput-nio-ht")) {
+                        policies.add(TimingPriority.policy(task.resolve("stat")));
+                    }
+                }
+            }
+            assertFalse(policies.isEmpty(), "no selector thread found");
+            assertTrue(policies.contains(expected), client.selectorPriority() + " but policies " + policies);
+        }
+    }
+}
