@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * added to the dispatch lateness, and to every chunk time read after it. A real-time thread
  * (SCHED_FIFO) pre-empts normal threads when it wakes. Both timing threads block between their
  * short bursts of work, so they take little CPU from anything else, and the kernel's real-time
- * throttling caps them in any case.
+ * throttling caps them in any case. The JVM's stop-the-world threads (VM thread, GC workers) are
+ * raised with them: a pause stops the timing threads, and a pause whose GC workers wait for a core
+ * lasts longer.
  *
  * <p>Java has no API for it, so it is set with {@code chrt} (util-linux) on the thread's own id, on
  * Linux only. Raising a thread needs CAP_SYS_NICE (root has it; containers may not).
@@ -66,7 +68,8 @@ public enum TimingPriority {
         }
         final String refusal = setCurrentThread(List.of("-f", "-p", Integer.toString(FIFO_PRIORITY)));
         if (refusal == null) {
-            return "real-time (SCHED_FIFO " + FIFO_PRIORITY + ")";
+            final int raised = raisePauseThreads();
+            return "real-time (SCHED_FIFO " + FIFO_PRIORITY + "; " + raised + " JVM pause threads too)";
         }
         if (this == REALTIME) {
             throw new IllegalStateException("cannot give the " + role + " thread real-time priority: " + refusal
@@ -83,6 +86,36 @@ public enum TimingPriority {
         }
     }
 
+    /**
+     * Raises the JVM's stop-the-world threads (the VM thread and the GC workers). While they run, the
+     * timing threads are stopped too, so a pause that waits for a core stretches every timing it
+     * overlaps. They sleep between pauses.
+     */
+    static int raisePauseThreads() {
+        int raised = 0;
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                final String comm;
+                try {
+                    comm = Files.readString(task.resolve("comm"), StandardCharsets.US_ASCII).trim();
+                } catch (IOException gone) { // the thread ended
+                    continue;
+                }
+                if (!comm.equals("VM Thread") && !comm.startsWith("GC Thread#")) {
+                    continue;
+                }
+                // GC workers start as they are first needed: each scenario's start looks again
+                if (policy(task.resolve("stat")) == SCHED_FIFO
+                        || chrt(List.of("-f", "-p", Integer.toString(FIFO_PRIORITY)), task.getFileName().toString()) == null) {
+                    raised++;
+                }
+            }
+        } catch (IOException e) {
+            LOG.debug("listing the JVM's threads: {}", e.toString());
+        }
+        return raised;
+    }
+
     /** Runs chrt with the given arguments on the calling thread; null when it worked, else why not. */
     static String setCurrentThread(List<String> args) {
         final String tid;
@@ -92,6 +125,10 @@ public enum TimingPriority {
         } catch (IOException | UnsupportedOperationException e) {
             return "not Linux (no /proc/thread-self)";
         }
+        return chrt(args, tid);
+    }
+
+    private static String chrt(List<String> args, String tid) {
         final List<String> cmd = new java.util.ArrayList<>();
         cmd.add("chrt");
         cmd.addAll(args);

@@ -72,6 +72,33 @@ class TimingPriorityTest {
     }
 
     @Test
+    void realTimeTimingThreadsBringTheJvmPauseThreadsWithThem() throws Exception {
+        assumeTrue(Files.exists(SELF), "Linux only");
+        final AtomicReference<String> applied = new AtomicReference<>();
+        final Thread t = new Thread(() -> {
+            applied.set(TimingPriority.AUTO.applyToCurrentThread("test"));
+            TimingPriority.AUTO.restoreCurrentThread();
+        });
+        t.start();
+        t.join();
+        final List<Integer> vmThread = new ArrayList<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                if (Files.readString(task.resolve("comm")).trim().equals("VM Thread")) {
+                    vmThread.add(TimingPriority.policy(task.resolve("stat")));
+                }
+            }
+        }
+        assertEquals(1, vmThread.size(), "one VM Thread");
+        if (applied.get().startsWith("real-time")) {
+            assertTrue(applied.get().contains("JVM pause threads"), applied.get());
+            assertEquals(TimingPriority.SCHED_FIFO, vmThread.get(0), applied.get());
+        } else {
+            assertEquals(TimingPriority.SCHED_OTHER, vmThread.get(0), applied.get());
+        }
+    }
+
+    @Test
     void normalLeavesTheThreadAlone() throws Exception {
         assumeTrue(Files.exists(SELF), "Linux only");
         assertEquals("normal", TimingPriority.NORMAL.applyToCurrentThread("test"));
