@@ -25,6 +25,8 @@ public final class Generator implements AutoCloseable {
         this.client = client;
         this.sink = sink;
         this.out = out;
+        // said once, first: whether the timings may include waits for a core
+        out.println("timing threads: " + client.nio().selectorPriority());
     }
 
     /** Runs one scenario to its end; throws when publishing failed (events would otherwise be lost). */

@@ -100,6 +100,7 @@ final class DemoCommand implements Callable<Integer> {
         final long t0 = System.nanoTime();
         final CountDownLatch stop = new CountDownLatch(1);
         final CountDownLatch finished = new CountDownLatch(1);
+        final java.util.concurrent.atomic.AtomicReference<String> failedPart = new java.util.concurrent.atomic.AtomicReference<>();
         // Ctrl-C: ask the run to stop, then hold the JVM open while it closes cleanly and writes its report
         final Thread hook = new Thread(() -> {
             stop.countDown();
@@ -157,6 +158,7 @@ final class DemoCommand implements Callable<Integer> {
                 final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),
                         "goodput-demo-load");
                 load.start();
+                watch(streams, sink.streams(), stop, failedPart);
                 if (duration == null) {
                     stop.await();
                 } else {
@@ -171,6 +173,12 @@ final class DemoCommand implements Callable<Integer> {
                 StreamsApp.close(streams);
             }
             writeReport(out, props, registry, runId, targetVersion);
+            if (failedPart.get() != null) {
+                out.println("The " + failedPart.get() + " stopped with the error logged above. If " + dataDir
+                        + " was written by an older Goodput, start clean with --fresh.");
+                out.flush();
+                return Main.EXIT_FAILED;
+            }
             out.println("Stopped.");
             out.flush();
         } finally {
@@ -180,6 +188,27 @@ final class DemoCommand implements Callable<Integer> {
             finished.countDown();
         }
         return 0;
+    }
+
+    /** Stops the run when the streams-app or the sink shuts down on an error, instead of running on without it. */
+    private static void watch(org.apache.kafka.streams.KafkaStreams streams, org.apache.kafka.streams.KafkaStreams sink,
+                              CountDownLatch stop, java.util.concurrent.atomic.AtomicReference<String> failedPart) {
+        final Thread watcher = new Thread(() -> {
+            try {
+                while (!stop.await(500, TimeUnit.MILLISECONDS)) {
+                    final String failed = streams.state() == org.apache.kafka.streams.KafkaStreams.State.ERROR ? "streams-app"
+                            : sink.state() == org.apache.kafka.streams.KafkaStreams.State.ERROR ? "sink" : null;
+                    if (failed != null) {
+                        failedPart.set(failed);
+                        stop.countDown();
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "goodput-demo-watch");
+        watcher.setDaemon(true);
+        watcher.start();
     }
 
     /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */

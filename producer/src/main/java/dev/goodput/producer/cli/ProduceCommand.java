@@ -185,7 +185,7 @@ public final class ProduceCommand implements Callable<Integer> {
             out.println("run " + run + ", generator " + gen + ", contract " + contract.id() + ", target " + t.endpoint());
             final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
             Thread hook = null;
-            try (Generator g = new Generator(client(out),
+            try (Generator g = new Generator(client(),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                             publishBuffer), out)) {
                 // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event
@@ -226,7 +226,7 @@ public final class ProduceCommand implements Callable<Integer> {
         return 0;
     }
 
-    private StreamingClient client(PrintStream out) {
+    private StreamingClient client() {
         final TimingPriority priority;
         try {
             priority = TimingPriority.parse(timingPriority);
@@ -239,7 +239,6 @@ public final class ProduceCommand implements Callable<Integer> {
         } catch (IllegalStateException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        out.println("timing threads: " + client.nio().selectorPriority());
         return client;
     }
 

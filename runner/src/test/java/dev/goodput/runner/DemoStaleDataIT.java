@@ -1,0 +1,42 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import dev.goodput.topics.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A data folder whose topics do not fit this build (here the sink's changelog with one partition
+ * where the sink needs six): the sink refuses to run, and the demo stops, says why and how to start
+ * clean, and exits 1, instead of running on without costs.
+ */
+class DemoStaleDataIT {
+
+    @Test
+    void aSinkThatCannotStartStopsTheDemoWithTheFix(@TempDir Path dir) throws Exception {
+        final Path data = dir.resolve("data");
+        try (LocalCluster cluster = LocalCluster.start(data, true, 0, 0, Topics.ALL);
+             Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
+            admin.createTopics(List.of(new NewTopic("goodput-demo-sink-recent-windows-changelog", 1, (short) 1))).all().get();
+        }
+        final String out;
+        final int exit;
+        try (ChildCli demo = ChildCli.start("demo", "--data-dir", data.toString(),
+                "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml", "--prices", "../config/prices.yaml",
+                "--report-dir", dir.resolve("reports").toString(), "--scenario-seconds", "3", "--duration", "90s")) {
+            exit = demo.waitForExit();
+            out = demo.output();
+        }
+        assertThat(exit).as(out).isEqualTo(Main.EXIT_FAILED);
+        assertThat(out).contains("The sink stopped with the error logged above").contains("start clean with --fresh")
+                .doesNotContain("Stopped.");
+    }
+}
