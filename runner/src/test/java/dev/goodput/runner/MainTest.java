@@ -45,6 +45,11 @@ class MainTest {
         final Result r = run("produce", "--simulate", "--scenario", "p64-nonsense", "--contract", "../config/contract.yaml");
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("p64-nonsense");
+        // checked before anything connects: the broker here does not exist
+        final Result p = run("produce", "--simulate", "--timing-priority", "fast", "--bootstrap-server", "127.0.0.1:1",
+                "--contract", "../config/contract.yaml");
+        assertThat(p.code()).isEqualTo(2);
+        assertThat(p.err()).contains("--timing-priority").contains("'fast'").contains("auto, realtime, normal");
     }
 
     @Test

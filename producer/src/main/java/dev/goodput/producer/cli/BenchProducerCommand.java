@@ -5,13 +5,18 @@ import java.util.concurrent.Callable;
 
 import dev.goodput.producer.bench.ProducerBenchmark;
 import dev.goodput.producer.client.TimingPriority;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code goodput bench-producer}: the load generator's own timing error, lateness and throughput. */
 @Command(name = "bench-producer", mixinStandardHelpOptions = true,
         description = "Benchmark the load generator against the simulator and a broker in child JVMs; prints figures.")
 public final class BenchProducerCommand implements Callable<Integer> {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--corpus", defaultValue = "config/corpus/prompts.jsonl", description = "Prompt corpus (default: ${DEFAULT-VALUE}).")
     Path corpus;
@@ -28,7 +33,13 @@ public final class BenchProducerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        new ProducerBenchmark(System.out, corpus, seconds, phases, TimingPriority.parse(timingPriority)).run();
+        final TimingPriority priority;
+        try {
+            priority = TimingPriority.parse(timingPriority);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--timing-priority: " + e.getMessage());
+        }
+        new ProducerBenchmark(System.out, corpus, seconds, phases, priority).run();
         return 0;
     }
 }

@@ -154,6 +154,7 @@ public final class ProduceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         final PrintStream out = System.out;
+        final TimingPriority priority = timingPriority();
         final Contract contract = ContractLoader.load(contractFile);
         final Path corpusFile = ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent());
         final Corpus corpus = Corpus.load(corpusFile);
@@ -185,7 +186,7 @@ public final class ProduceCommand implements Callable<Integer> {
             out.println("run " + run + ", generator " + gen + ", contract " + contract.id() + ", target " + t.endpoint());
             final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
             Thread hook = null;
-            try (Generator g = new Generator(client(),
+            try (Generator g = new Generator(client(priority),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                             publishBuffer), out)) {
                 // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event
@@ -226,13 +227,15 @@ public final class ProduceCommand implements Callable<Integer> {
         return 0;
     }
 
-    private StreamingClient client() {
-        final TimingPriority priority;
+    private TimingPriority timingPriority() {
         try {
-            priority = TimingPriority.parse(timingPriority);
+            return TimingPriority.parse(timingPriority);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--timing-priority: " + e.getMessage());
         }
+    }
+
+    private StreamingClient client(TimingPriority priority) {
         final StreamingClient client;
         try {
             client = new StreamingClient(maxConnections, priority);
