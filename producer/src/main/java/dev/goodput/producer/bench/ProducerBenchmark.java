@@ -174,7 +174,7 @@ public final class ProducerBenchmark {
             ttftError.recordValue(Math.max(0, err));
         }
         final double cores = summary.getGeneratorCpuS() / summary.getWallS();
-        // the target's TTFT as measured: real-time timing threads must not slow the target on a shared machine
+        // the TTFT as measured too: it shows what the generator's threads cost a target that shares the machine
         out.printf(Locale.ROOT, "%-32s requests %7d ok %7d | TTFT p50 %7.3f ms p99 %7.3f ms | TTFT error p50 %7.3f ms p99 %7.3f ms max %8.3f ms"
                         + " (n=%d, %d negative) | lateness p50 %7.3f ms p99 %7.3f ms max %8.3f ms | %9.0f chunks/s,"
                         + " generator CPU %.2f cores, %9.0f chunks/s per core%n",
