@@ -236,13 +236,11 @@ public final class ProduceCommand implements Callable<Integer> {
     }
 
     private StreamingClient client(TimingPriority priority) {
-        final StreamingClient client;
         try {
-            client = new StreamingClient(maxConnections, priority);
-        } catch (IllegalStateException e) {
+            return new StreamingClient(maxConnections, priority);
+        } catch (TimingPriority.Refused e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        return client;
     }
 
     Target target(String baseUrl, Contract contract) {

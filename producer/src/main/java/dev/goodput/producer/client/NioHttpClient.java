@@ -87,7 +87,7 @@ public final class NioHttpClient implements AutoCloseable {
     /**
      * @param maxConnectionsPerHost requests beyond this many open connections wait, in order, inside the client
      * @param priority              the selector thread's scheduling class (it stamps every read)
-     * @throws IllegalStateException when {@link TimingPriority#REALTIME} is refused
+     * @throws TimingPriority.Refused when {@link TimingPriority#REALTIME} is refused
      */
     public NioHttpClient(int maxConnectionsPerHost, TimingPriority priority) {
         this.maxConnectionsPerHost = maxConnectionsPerHost;

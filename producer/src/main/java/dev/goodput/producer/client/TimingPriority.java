@@ -56,7 +56,7 @@ public enum TimingPriority {
      * Applies this setting to the calling thread.
      *
      * @return what the thread now runs at, for the log
-     * @throws IllegalStateException under {@link #REALTIME} when the system refuses
+     * @throws Refused under {@link #REALTIME} when the system refuses
      */
     public String applyToCurrentThread(String role) {
         if (this == NORMAL) {
@@ -72,17 +72,29 @@ public enum TimingPriority {
             return "real-time (SCHED_FIFO " + FIFO_PRIORITY + "; " + raised + " JVM pause threads too)";
         }
         if (this == REALTIME) {
-            throw new IllegalStateException("cannot give the " + role + " thread real-time priority: " + refusal
+            throw new Refused("cannot give the " + role + " thread real-time priority: " + refusal
                     + "; run as root or with CAP_SYS_NICE, or pass --timing-priority auto or normal");
         }
         LOG.info("{} thread keeps normal priority ({}); its timing may include waits for a core", role, refusal);
         return "normal (" + refusal + ")";
     }
 
-    /** Returns the calling thread to the normal scheduling class, if this setting raised it. */
+    /** Returns the calling thread to the normal scheduling class, if it was raised. */
     public void restoreCurrentThread() {
-        if (this != NORMAL) {
-            setCurrentThread(List.of("-o", "-p", "0"));
+        try {
+            if (this == NORMAL || policy(Path.of("/proc/thread-self/stat")) != SCHED_FIFO) {
+                return;
+            }
+        } catch (IOException | RuntimeException notLinux) {
+            return;
+        }
+        setCurrentThread(List.of("-o", "-p", "0"));
+    }
+
+    /** {@link #REALTIME} was asked for and the system refused it. */
+    public static final class Refused extends IllegalStateException {
+        Refused(String message) {
+            super(message);
         }
     }
 

@@ -20,6 +20,35 @@ class TimingPriorityTest {
 
     private static final Path SELF = Path.of("/proc/thread-self/stat");
 
+    /**
+     * Whether this system lets a process run real-time, found without the code under test: chrt
+     * runs a command at SCHED_FIFO. Where it does (root here, and in CI), AUTO must report and be
+     * real-time, so a regression that silently leaves the threads normal fails these tests.
+     */
+    private static boolean systemAllowsRealTime() throws Exception {
+        if (Runtime.getRuntime().availableProcessors() < 2) {
+            return false;
+        }
+        try {
+            return new ProcessBuilder("chrt", "-f", "1", "true").redirectErrorStream(true).start().waitFor() == 0;
+        } catch (IOException noChrt) {
+            return false;
+        }
+    }
+
+    /** Scheduling policies of this JVM's threads whose name starts with {@code prefix}. */
+    private static List<Integer> policiesOfThreads(String prefix) throws IOException {
+        final List<Integer> policies = new ArrayList<>();
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                if (Files.readString(task.resolve("comm")).startsWith(prefix)) {
+                    policies.add(TimingPriority.policy(task.resolve("stat")));
+                }
+            }
+        }
+        return policies;
+    }
+
     @Test
     void parsesTheThreeSettingsAndNamesTheChoicesOtherwise() {
         assertEquals(TimingPriority.AUTO, TimingPriority.parse("auto"));
@@ -66,7 +95,8 @@ class TimingPriorityTest {
         }
         final Object[] r = (Object[]) result.get();
         final String applied = (String) r[0];
-        // what it reports is what the kernel holds: real-time where permitted (root here), else normal
+        assertEquals(systemAllowsRealTime(), applied.startsWith("real-time"), applied);
+        // what it reports is what the kernel holds
         assertEquals(applied.startsWith("real-time") ? TimingPriority.SCHED_FIFO : TimingPriority.SCHED_OTHER, r[1], applied);
         assertEquals(TimingPriority.SCHED_OTHER, r[2]);
     }
@@ -81,15 +111,9 @@ class TimingPriorityTest {
         });
         t.start();
         t.join();
-        final List<Integer> vmThread = new ArrayList<>();
-        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-            for (Path task : (Iterable<Path>) tasks::iterator) {
-                if (Files.readString(task.resolve("comm")).trim().equals("VM Thread")) {
-                    vmThread.add(TimingPriority.policy(task.resolve("stat")));
-                }
-            }
-        }
+        final List<Integer> vmThread = policiesOfThreads("VM Thread\n");
         assertEquals(1, vmThread.size(), "one VM Thread");
+        assertEquals(systemAllowsRealTime(), applied.get().startsWith("real-time"), applied.get());
         if (applied.get().startsWith("real-time")) {
             assertTrue(applied.get().contains("JVM pause threads"), applied.get());
             assertEquals(TimingPriority.SCHED_FIFO, vmThread.get(0), applied.get());
@@ -109,16 +133,11 @@ class TimingPriorityTest {
     void theSelectorThreadRunsAtThePriorityTheClientReports() throws Exception {
         assumeTrue(Files.exists(SELF), "Linux only");
         try (NioHttpClient client = new NioHttpClient(1, TimingPriority.AUTO)) {
+            assertEquals(systemAllowsRealTime(), client.selectorPriority().startsWith("real-time"),
+                    client.selectorPriority());
             final int expected = client.selectorPriority().startsWith("real-time")
                     ? TimingPriority.SCHED_FIFO : TimingPriority.SCHED_OTHER;
-            final List<Integer> policies = new ArrayList<>();
-            try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-                for (Path task : (Iterable<Path>) tasks::iterator) {
-                    if (Files.readString(task.resolve("comm")).startsWith("goodput-nio-ht")) {
-                        policies.add(TimingPriority.policy(task.resolve("stat")));
-                    }
-                }
-            }
+            final List<Integer> policies = policiesOfThreads("goodput-nio-ht");
             assertFalse(policies.isEmpty(), "no selector thread found");
             assertTrue(policies.contains(expected), client.selectorPriority() + " but policies " + policies);
         }
