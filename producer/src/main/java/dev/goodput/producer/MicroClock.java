@@ -14,9 +14,17 @@ public final class MicroClock {
     private final long anchorNanos;
 
     private MicroClock() {
-        final long[] a = anchor(System::nanoTime, Instant::now, ANCHOR_SAMPLES);
-        this.anchorNanos = a[0];
-        this.anchorMicros = a[1];
+        this(anchor(System::nanoTime, Instant::now, ANCHOR_SAMPLES));
+    }
+
+    private MicroClock(long[] anchor) {
+        this.anchorNanos = anchor[0];
+        this.anchorMicros = anchor[1];
+    }
+
+    /** A clock with a given anchor: the same arithmetic as the system clock, testable without reading a clock. */
+    static MicroClock anchoredAt(long nanoTime, long epochMicros) {
+        return new MicroClock(new long[] {nanoTime, epochMicros});
     }
 
     /**

@@ -23,10 +23,18 @@ class MicroClockTest {
 
     @Test
     void readingsTranslateBothWays() {
-        final MicroClock c = MicroClock.system();
-        final long n = System.nanoTime();
-        final long us = c.micros(n);
-        assertThat(c.toNanoTime(us)).isBetween(n - 1_000, n + 1_000);
-        assertThat(Math.abs(us - (Instant.now().toEpochMilli() * 1_000))).isLessThan(50_000);
+        // anchored at nanoTime 5,000,000,000 = 1,700,000,000 s since the epoch
+        final MicroClock c = MicroClock.anchoredAt(5_000_000_000L, 1_700_000_000_000_000L);
+        assertThat(c.micros(5_000_000_000L)).isEqualTo(1_700_000_000_000_000L);
+        assertThat(c.micros(5_000_123_999L)).as("truncated to whole microseconds").isEqualTo(1_700_000_000_000_123L);
+        assertThat(c.micros(4_999_000_000L)).as("before the anchor").isEqualTo(1_699_999_999_999_000L);
+        assertThat(c.toNanoTime(1_700_000_000_000_123L)).isEqualTo(5_000_123_000L);
+        assertThat(c.toNanoTime(c.micros(7_654_321_000L))).isEqualTo(7_654_321_000L);
+    }
+
+    @Test
+    void instantsKeepMicrosecondsOnBothSidesOfTheEpoch() {
+        assertThat(MicroClock.toInstant(1_500_000L)).isEqualTo(Instant.ofEpochSecond(1, 500_000_000));
+        assertThat(MicroClock.toInstant(-1L)).isEqualTo(Instant.ofEpochSecond(-1, 999_999_000));
     }
 }

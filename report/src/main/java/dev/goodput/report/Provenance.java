@@ -38,7 +38,7 @@ public record Provenance(String goodputVersion, String javaVersion, String javaV
      * KRaft cluster says of its version over the Admin API. Null when it cannot be asked.
      */
     public static String probeBroker(java.util.Properties client) {
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(client)) {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
             final var features = admin.describeFeatures().featureMetadata().get(10, java.util.concurrent.TimeUnit.SECONDS);
             final var mv = features.finalizedFeatures().get("metadata.version");
             return mv == null ? null : "metadata.version level " + mv.maxVersionLevel();

@@ -27,10 +27,10 @@ final class LiveTable implements AutoCloseable {
     private final ResultsFollower follower;
     private int rows;
 
-    LiveTable(String bootstrap, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
+    LiveTable(java.util.Properties client, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
         this.out = out;
         // the table shows what closes from now on, not the history kept in the data folder
-        this.follower = new ResultsFollower(bootstrap, registry, topic, costTopic, "goodput-live-table", true,
+        this.follower = new ResultsFollower(client, registry, topic, costTopic, "goodput-live-table", true,
                 new ResultsFollower.Listener() {
                     @Override
                     public void onWindow(WindowStats w) {

@@ -230,8 +230,7 @@ public final class ReplayCommand implements Callable<Integer> {
 
     /** Real duration of the run (or of every run): first intended send to last request event, from llm.runs. */
     private static double runDuration(Properties client, SchemaRegistryClient registry, String runId) {
-        final Properties p = new Properties();
-        p.put("bootstrap.servers", client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG));
+        final Properties p = dev.goodput.config.ClientConfig.forConsumer(client);
         p.put("group.id", "goodput-replay-runs-" + System.nanoTime());
         p.put("auto.offset.reset", "earliest");
         long first = Long.MAX_VALUE;
@@ -260,8 +259,7 @@ public final class ReplayCommand implements Callable<Integer> {
      * a while; returns the records processed and the nanoseconds it took to catch up.
      */
     private long[] follow(Properties client, String group, List<String> topics, PrintStream out, long t0) throws Exception {
-        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
-                client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)))) {
+        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
             final Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
             for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
                 d.partitions().forEach(p -> specs.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));

@@ -56,4 +56,33 @@ public final class ClientConfig {
         defaults.forEach(p::putIfAbsent);
         return p;
     }
+
+    /**
+     * What an admin client of a command gets from the merged client properties: every setting an
+     * admin client knows (bootstrap, security.protocol, sasl.*, ssl.*, timeouts), so a secured cluster
+     * that the producer reaches is reached by the topic creation too. Settings for other clients stay out.
+     */
+    public static Properties forAdmin(Properties client) {
+        return only(client, org.apache.kafka.clients.admin.AdminClientConfig.configNames());
+    }
+
+    /** The same for a consumer of a command's own (a reader of result topics, a replay's catch-up check). */
+    public static Properties forConsumer(Properties client) {
+        return only(client, org.apache.kafka.clients.consumer.ConsumerConfig.configNames());
+    }
+
+    /** The same for a producer of a command's own (prices, a registry's schema log). */
+    public static Properties forProducer(Properties client) {
+        return only(client, org.apache.kafka.clients.producer.ProducerConfig.configNames());
+    }
+
+    private static Properties only(Properties client, java.util.Set<String> names) {
+        final Properties p = new Properties();
+        client.forEach((k, v) -> {
+            if (names.contains(String.valueOf(k))) {
+                p.put(k, v);
+            }
+        });
+        return p;
+    }
 }

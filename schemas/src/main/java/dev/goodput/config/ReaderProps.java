@@ -10,9 +10,8 @@ public final class ReaderProps {
     }
 
     /** @param groupPrefix a fresh group id is made from it, so every reader sees the whole topic */
-    public static Properties committedFromStart(String bootstrap, String groupPrefix) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    public static Properties committedFromStart(Properties client, String groupPrefix) {
+        final Properties p = ClientConfig.forConsumer(client);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupPrefix + "-" + System.nanoTime());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");

@@ -85,7 +85,14 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
 
     /** A registry whose schemas live in the compacted Kafka topic {@code schemasTopic}. */
     public static InProcessSchemaRegistry onKafka(String bootstrapServers, String schemasTopic, int port) {
-        return new InProcessSchemaRegistry(new KafkaSchemaLog(bootstrapServers, schemasTopic), port);
+        final java.util.Properties client = new java.util.Properties();
+        client.put("bootstrap.servers", bootstrapServers);
+        return onKafka(client, schemasTopic, port);
+    }
+
+    /** The same on a cluster reached with these client properties (a secured cluster's). */
+    public static InProcessSchemaRegistry onKafka(java.util.Properties client, String schemasTopic, int port) {
+        return new InProcessSchemaRegistry(new KafkaSchemaLog(client, schemasTopic), port);
     }
 
     /** Base URL, for example {@code http://127.0.0.1:8081}. */

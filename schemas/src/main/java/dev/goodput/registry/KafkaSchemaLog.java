@@ -39,25 +39,25 @@ final class KafkaSchemaLog implements SchemaLog {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
+    private final Properties client;
     private final String bootstrap;
     private final String topic;
     private final KafkaProducer<byte[], byte[]> producer;
 
-    KafkaSchemaLog(String bootstrap, String topic) {
-        this.bootstrap = bootstrap;
+    /** @param client the cluster's client properties (bootstrap, and security settings where it has them) */
+    KafkaSchemaLog(Properties client, String topic) {
+        this.client = client;
+        this.bootstrap = client.getProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
         this.topic = topic;
         ensureTopic();
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        final Properties p = dev.goodput.config.ClientConfig.forProducer(client);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     private void ensureTopic() {
-        final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        try (Admin admin = Admin.create(p)) {
+        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
                     .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
                     .all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -76,8 +76,7 @@ final class KafkaSchemaLog implements SchemaLog {
 
     @Override
     public void replay(Consumer<RegistryState.Version> schemas, BiConsumer<String, String> configs) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        final Properties p = dev.goodput.config.ClientConfig.forConsumer(client);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         final TopicPartition tp = new TopicPartition(topic, 0);
         try (KafkaConsumer<byte[], byte[]> consumer =

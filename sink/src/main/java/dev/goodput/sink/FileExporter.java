@@ -28,7 +28,7 @@ public final class FileExporter implements AutoCloseable {
 
     private final ResultsFollower follower;
 
-    public FileExporter(String bootstrap, SchemaRegistryClient registry, String windowTopic, String costTopic, Path dir) {
+    public FileExporter(java.util.Properties client, SchemaRegistryClient registry, String windowTopic, String costTopic, Path dir) {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -36,7 +36,7 @@ public final class FileExporter implements AutoCloseable {
         }
         final Sink windowFiles = new Sink(dir, "window-stats");
         final Sink costFiles = new Sink(dir, "cost");
-        this.follower = new ResultsFollower(bootstrap, registry, windowTopic, costTopic, "goodput-files", false,
+        this.follower = new ResultsFollower(client, registry, windowTopic, costTopic, "goodput-files", false,
                 new ResultsFollower.Listener() {
                     @Override
                     public void onWindow(WindowStats w) {

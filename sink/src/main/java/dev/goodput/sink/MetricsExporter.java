@@ -21,7 +21,7 @@ public final class MetricsExporter implements AutoCloseable {
     private final HTTPServer server;
     private final ResultsFollower follower;
 
-    public MetricsExporter(String bootstrap, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
+    public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String host, int port) {
         try {
             this.server = HTTPServer.builder().inetAddress(InetAddress.getByName(host)).port(port).registry(metrics.registry())
@@ -29,7 +29,7 @@ public final class MetricsExporter implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port, e);
         }
-        this.follower = new ResultsFollower(bootstrap, schemaRegistry, windowTopic, costTopic, "goodput-metrics", false,
+        this.follower = new ResultsFollower(client, schemaRegistry, windowTopic, costTopic, "goodput-metrics", false,
                 new ResultsFollower.Listener() {
                     @Override
                     public void onWindow(WindowStats w) {

@@ -33,8 +33,7 @@ public final class PricesCommand implements Callable<Integer> {
         final List<GpuPrice> prices = PricesFile.load(file);
         final Properties client = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = connection.registry();
-        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
-                client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)))) {
+        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES), (short) 1);
         }
         SinkCommand.publish(client, registry, Topics.PRICES.name(), prices);

@@ -46,11 +46,11 @@ public final class ResultsFollower implements AutoCloseable {
      * Starts following; {@code name} names the thread and the consumer group prefix, and
      * {@code fromNow} starts at the end of the topics instead of their beginning.
      */
-    public ResultsFollower(String bootstrap, SchemaRegistryClient registry, String windowTopic, String costTopic, String name,
+    public ResultsFollower(Properties client, SchemaRegistryClient registry, String windowTopic, String costTopic, String name,
                            boolean fromNow, Listener listener) {
         final AvroDeserializer<WindowStats> windows = new AvroDeserializer<>(registry, WindowStats.class);
         final AvroDeserializer<CostRecord> costs = new AvroDeserializer<>(registry, CostRecord.class);
-        final Properties p = ReaderProps.committedFromStart(bootstrap, name);
+        final Properties p = ReaderProps.committedFromStart(client, name);
         if (fromNow) {
             p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         }

@@ -75,8 +75,7 @@ public final class SinkCommand implements Callable<Integer> {
                 defaults.dlqTopic(), rolling.stream().map(r -> dev.goodput.config.Durations.parse(r, "--rolling")).toList(),
                 peaks);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort);
-        final FileExporter files = filesDir == null ? null : new FileExporter(client.getProperty(
-                CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG), registry, config.windowStatsTopic(), config.costTopic(), filesDir);
+        final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
         final CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (files != null) {
@@ -105,8 +104,7 @@ public final class SinkCommand implements Callable<Integer> {
     /** Publishes the prices, then starts the topology and the metrics endpoint (the demo uses this too). */
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort) {
-        try (Admin admin = Admin.create(Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG,
-                client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG)))) {
+        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES.named(config.pricesTopic()),
                     Topics.WINDOW_STATS.named(config.windowStatsTopic()), Topics.COST.named(config.costTopic()),
                     Topics.DLQ.named(config.dlqTopic())), (short) 1);
@@ -122,7 +120,7 @@ public final class SinkCommand implements Callable<Integer> {
         p.putAll(client);
         final KafkaStreams streams = new KafkaStreams(SinkTopology.build(config, new AvroSerdes(registry)), p);
         streams.start();
-        final MetricsExporter metrics = new MetricsExporter(client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG),
+        final MetricsExporter metrics = new MetricsExporter(client,
                 registry, config.windowStatsTopic(), config.costTopic(), metricsHost, metricsPort);
         return new Running(streams, metrics);
     }
@@ -140,8 +138,7 @@ public final class SinkCommand implements Callable<Integer> {
         if (prices.isEmpty()) {
             return;
         }
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, client.getProperty(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG));
+        final Properties p = dev.goodput.config.ClientConfig.forProducer(client);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<String, GpuPrice> producer = new KafkaProducer<>(p, new StringSerializer(),
                 new AvroSerializer<>(registry, false))) {

@@ -67,7 +67,7 @@ class SinkPrometheusIT {
             final SinkConfig config = SinkConfig.defaults(Map.of("c".repeat(64), 1400.0));
             try (SinkCommand.Running sink = SinkCommand.start(props, client, config, List.of(price), "sink-it",
                     dir.resolve("state"), "127.0.0.1", 0);
-                 FileExporter files = new FileExporter(kafka.bootstrapServers(), client, config.windowStatsTopic(),
+                 FileExporter files = new FileExporter(props, client, config.windowStatsTopic(),
                          config.costTopic(), dir.resolve("files"))) {
                 final WindowStats w = WindowStats.newBuilder(SampleRecords.windowStats()).setWindowStartUs(t0)
                         .setWindowEndUs(t0.plusSeconds(10)).setIsFinal(true).setPriceKey("example/h100").setGpuCount(1)

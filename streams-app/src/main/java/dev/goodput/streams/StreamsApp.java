@@ -48,9 +48,7 @@ public final class StreamsApp {
      * request must meet in one task) and creates missing output topics. Returns the input partitions.
      */
     public static int prepareTopics(Properties clientProps, dev.goodput.streams.StreamsConfig c) {
-        final Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, clientProps.getProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG));
-        try (Admin admin = Admin.create(p)) {
+        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(clientProps))) {
             Topics.createMissing(admin, List.of(Topics.TOKENS.named(c.topics().tokens()),
                     Topics.REQUESTS.named(c.topics().requests()), Topics.VERDICTS.named(c.topics().verdicts()),
                     Topics.WINDOW_STATS.named(c.topics().windowStats()), Topics.DLQ.named(c.topics().dlq())), (short) 1);

@@ -168,7 +168,7 @@ public final class ProduceCommand implements Callable<Integer> {
         final Properties props = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = connection.registry();
         // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(props)) {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(dev.goodput.config.ClientConfig.forAdmin(props))) {
             Topics.createMissing(admin, java.util.List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
         }
 

@@ -60,9 +60,9 @@ class OverloadedGeneratorTest {
                 final long ttft = us(e.getFirstChunkTimeUs()) - us(e.getIntendedSendTimeUs());
                 final long serverTtft = t.firstContentUs() - t.receivedUs();
                 final long queueing = t.receivedUs() - us(e.getIntendedSendTimeUs());
-                // reported TTFT = time queued before the server saw it + the server's own TTFT (+ delivery)
+                // reported TTFT = time queued before the server saw it + the server's own TTFT (+ delivery, which
+                // has no upper bound on a busy machine, so none is asserted)
                 assertThat(ttft).isGreaterThanOrEqualTo(serverTtft + queueing);
-                assertThat(ttft - (serverTtft + queueing)).isLessThan(20_000);
                 maxQueueing = Math.max(maxQueueing, queueing);
             }
             // the last requests waited far longer than the server's TTFT: a send-time clock would hide this
