@@ -46,16 +46,62 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final Map<String, String> overrides;
     private final int brokerPort;
     private final int controllerPort;
+    /** A SASL_PLAINTEXT (PLAIN) listener's port, 0 for none. */
+    private final int saslPort;
+    private final Map<String, String> saslUsers;
     private KafkaRaftServer server;
     private Duration lastStartTime = Duration.ZERO;
 
     private EmbeddedKafka(Path dataDir, boolean deleteOnClose, Map<String, String> overrides,
                           int brokerPort, int controllerPort) {
+        this(dataDir, deleteOnClose, overrides, brokerPort, controllerPort, 0, Map.of());
+    }
+
+    private EmbeddedKafka(Path dataDir, boolean deleteOnClose, Map<String, String> overrides,
+                          int brokerPort, int controllerPort, int saslPort, Map<String, String> saslUsers) {
         this.dataDir = dataDir;
         this.deleteOnClose = deleteOnClose;
         this.overrides = Map.copyOf(overrides);
         this.brokerPort = brokerPort;
         this.controllerPort = controllerPort;
+        this.saslPort = saslPort;
+        this.saslUsers = Map.copyOf(saslUsers);
+    }
+
+    /**
+     * Starts a temporary broker with a second, SASL_PLAINTEXT listener (mechanism PLAIN) that admits
+     * these users. A client given {@link #saslBootstrapServers()} is told only of that listener, so a
+     * client without the credentials cannot fall back to the plaintext one.
+     */
+    public static EmbeddedKafka startTemporaryWithSasl(Map<String, String> users) {
+        try {
+            final Path dir = Files.createTempDirectory("goodput-kafka-");
+            final int[] ports = freePorts(3);
+            final EmbeddedKafka kafka = new EmbeddedKafka(dir, true, Map.of(), ports[0], ports[1], ports[2], users);
+            kafka.start();
+            return kafka;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temporary folder for the broker", e);
+        }
+    }
+
+    /** {@code host:port} of the SASL_PLAINTEXT listener. */
+    public String saslBootstrapServers() {
+        if (saslPort == 0) {
+            throw new IllegalStateException("this broker has no SASL listener");
+        }
+        return "127.0.0.1:" + saslPort;
+    }
+
+    /** Client properties that reach the SASL listener as {@code user}. */
+    public Properties saslClientProperties(String user, String password) {
+        final Properties p = new Properties();
+        p.put("bootstrap.servers", saslBootstrapServers());
+        p.put("security.protocol", "SASL_PLAINTEXT");
+        p.put("sasl.mechanism", "PLAIN");
+        p.put("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+                + user + "\" password=\"" + password + "\";");
+        return p;
     }
 
     /** Starts a broker in a fresh temporary folder that {@link #close()} removes. */
@@ -82,6 +128,27 @@ public final class EmbeddedKafka implements AutoCloseable {
      * @param brokerPort the client port, 0 for any free port
      */
     public static EmbeddedKafka startPersistent(Path dataDir, int brokerPort, Map<String, String> overrides) {
+        return startPersistent(dataDir, brokerPort, 0, overrides);
+    }
+
+    /**
+     * The same with a fixed controller port too (a broker run as its own process, whose addresses
+     * clients and drills rely on).
+     *
+     * @param controllerPort 0 for any free port
+     */
+    public static EmbeddedKafka startPersistent(Path dataDir, int brokerPort, int controllerPort, Map<String, String> overrides) {
+        if (controllerPort != 0) {
+            try {
+                Files.createDirectories(dataDir);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create the broker data folder " + dataDir, e);
+            }
+            final EmbeddedKafka kafka = new EmbeddedKafka(dataDir, false, overrides,
+                    brokerPort == 0 ? freePort() : brokerPort, controllerPort);
+            kafka.start();
+            return kafka;
+        }
         try {
             Files.createDirectories(dataDir);
         } catch (IOException e) {
@@ -155,6 +222,16 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("controller.listener.names", "CONTROLLER");
         p.put("inter.broker.listener.name", "PLAINTEXT");
         p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        if (saslPort != 0) {
+            p.put("listeners", p.getProperty("listeners") + ",SASL_PLAINTEXT://127.0.0.1:" + saslPort);
+            p.put("advertised.listeners", p.getProperty("advertised.listeners") + ",SASL_PLAINTEXT://127.0.0.1:" + saslPort);
+            p.put("listener.security.protocol.map", p.getProperty("listener.security.protocol.map")
+                    + ",SASL_PLAINTEXT:SASL_PLAINTEXT");
+            p.put("sasl.enabled.mechanisms", "PLAIN");
+            final StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+            saslUsers.forEach((u, pw) -> jaas.append(" user_").append(u).append("=\"").append(pw).append('"'));
+            p.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", jaas.append(';').toString());
+        }
         p.put("log.dirs", logDir.toString());
         p.put("num.partitions", "1");
         p.put("offsets.topic.replication.factor", "1");

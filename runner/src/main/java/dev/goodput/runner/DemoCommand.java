@@ -33,7 +33,6 @@ import dev.goodput.serde.AvroSerdes;
 import dev.goodput.streams.StreamsApp;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -49,6 +48,10 @@ final class DemoCommand implements Callable<Integer> {
 
     @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
     Path contractFile;
+
+    /** With --bootstrap-server (or --command-config), the demo runs on that cluster and registry, not embedded ones. */
+    @picocli.CommandLine.Mixin
+    dev.goodput.config.Connection connection;
 
     @Option(names = "--matrix", defaultValue = "config/scenarios.yaml", description = "Load matrix (default: ${DEFAULT-VALUE}).")
     Path matrixFile;
@@ -111,14 +114,29 @@ final class DemoCommand implements Callable<Integer> {
             }
         }, "goodput-demo-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        try (LocalCluster cluster = LocalCluster.start(dataDir, fresh, kafkaPort, registryPort, Topics.ALL);
+        final boolean external = connection.namesCluster();
+        try (LocalCluster cluster = external ? null : LocalCluster.start(dataDir, fresh, kafkaPort, registryPort, Topics.ALL);
              SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0)) {
             final String runId = "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
-            out.println("Goodput local run " + runId);
+            final Properties props = external ? connection.kafka(null) : dev.goodput.config.Connection.kafka(null,
+                    cluster.bootstrapServers());
+            final SchemaRegistryClient registry = external ? connection.registry()
+                    : new SchemaRegistryClient(cluster.registryUrl());
+            if (external) {
+                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                        dev.goodput.config.ClientConfig.forAdmin(props))) {
+                    Topics.createMissing(admin, Topics.ALL, (short) -1);
+                }
+            }
+            out.println("Goodput " + (external ? "run " : "local run ") + runId);
             out.printf(Locale.ROOT, "  contract   %s  id %s%n", contractFile, contract.id());
-            out.printf(Locale.ROOT, "  kafka      %s  (started in %d ms; data %s, kept between runs; --fresh starts clean)%n",
-                    cluster.bootstrapServers(), cluster.kafka().lastStartTime().toMillis(), dataDir);
-            out.printf(Locale.ROOT, "  registry   %s%n", cluster.registryUrl());
+            if (external) {
+                out.printf(Locale.ROOT, "  kafka      %s  (external cluster)%n", props.getProperty("bootstrap.servers"));
+            } else {
+                out.printf(Locale.ROOT, "  kafka      %s  (started in %d ms; data %s, kept between runs; --fresh starts clean)%n",
+                        cluster.bootstrapServers(), cluster.kafka().lastStartTime().toMillis(), dataDir);
+            }
+            out.printf(Locale.ROOT, "  registry   %s%n", registry.baseUrl());
             out.printf(Locale.ROOT, externalTarget == null ? "  simulator  %s  (OpenAI-compatible, streaming)%n"
                     : "  target     %s  (the simulator is idle)%n", externalTarget == null ? sim.baseUrl() : externalTarget);
             out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
@@ -126,9 +144,6 @@ final class DemoCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,
                     matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
 
-            final Properties props = new Properties();
-            props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers());
-            final SchemaRegistryClient registry = new SchemaRegistryClient(cluster.registryUrl());
             final dev.goodput.streams.StreamsConfig defaults = dev.goodput.streams.StreamsConfig.defaults(
                     Map.of(contract.id(), contract));
             final dev.goodput.streams.StreamsConfig streamsConfig = defaults.withUpstreamPartitions(
@@ -222,7 +237,9 @@ final class DemoCommand implements Callable<Integer> {
         }
         final Path page = ReportCommand.write(records, List.of(contractFile), reportDir.resolve(runId),
                 dev.goodput.report.Provenance.probeBroker(props), targetVersion,
-                ReportCommand.commands("--data-dir " + dataDir, runId, Main.invocation()), out);
+                ReportCommand.commands(connection.namesCluster()
+                        ? "--bootstrap-server " + props.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl()
+                        : "--data-dir " + dataDir, runId, Main.invocation()), out);
         out.println("Report: " + page.toAbsolutePath());
     }
 

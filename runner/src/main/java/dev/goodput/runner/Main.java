@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class,
+        subcommands = {DemoCommand.class, BrokerCommand.class, RegistryCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class,
             BenchProducerCommand.class, BenchStreamsCommand.class})
 public final class Main {
 

@@ -31,13 +31,13 @@ final class ChildCli implements AutoCloseable {
         return new ChildCli(new ProcessBuilder(cmd).redirectErrorStream(true).start());
     }
 
-    /** Reads output until a line starts with {@code prefix}; fails if the process ends first. */
-    void awaitLine(String prefix) throws IOException {
+    /** Reads output until a line starts with {@code prefix} and returns it; fails if the process ends first. */
+    String awaitLine(String prefix) throws IOException {
         String line;
         while ((line = out.readLine()) != null) {
             lines.add(line);
             if (line.startsWith(prefix)) {
-                return;
+                return line;
             }
         }
         throw new AssertionError("no line starting with '" + prefix + "' before the process ended:\n" + output());

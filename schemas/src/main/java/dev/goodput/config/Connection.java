@@ -22,9 +22,27 @@ public final class Connection {
             description = "Schema registry URL (default: ${DEFAULT-VALUE}).")
     String registryUrl;
 
-    /** Client properties from the file, GOODPUT_KAFKA_*, then --bootstrap-server; checked to answer. */
+    @Option(names = "--command-config", description = "Kafka client properties file (security.protocol, sasl.*, ssl.*, ...) "
+            + "for every client the command makes, as in Kafka's own tools.")
+    Path commandConfig;
+
+    /**
+     * Client properties from the file (the command's own --producer.config / --streams.config when
+     * given, else --command-config), GOODPUT_KAFKA_*, then --bootstrap-server; checked to answer.
+     */
     public Properties kafka(Path propertiesFile) {
-        return kafka(propertiesFile, bootstrapServer);
+        return kafka(propertiesFile != null ? propertiesFile : commandConfig, bootstrapServer);
+    }
+
+    /** Whether the user named a cluster (a bootstrap address or a client properties file). */
+    public boolean namesCluster() {
+        return bootstrapServer != null || commandConfig != null
+                || System.getenv().keySet().stream().anyMatch(k -> k.equals(ClientConfig.ENV_PREFIX + "BOOTSTRAP_SERVERS"));
+    }
+
+    /** The --schema-registry URL as given (or its default). */
+    public String registryUrl() {
+        return registryUrl;
     }
 
     /** The same with another bootstrap address (a local cluster the command started itself). */

@@ -14,22 +14,70 @@ public final class Preflight {
     private Preflight() {
     }
 
-    /** Fails with a one-line message when no broker answers within {@code timeoutMs}. */
+    /**
+     * Fails with a one-line message when no broker answers within {@code timeoutMs}: at once when
+     * every bootstrap address refuses the connection (nothing listens there), as an authentication
+     * failure when the broker refuses the credentials, else after the timeout.
+     */
     public static void kafka(Properties clientProps, long timeoutMs) {
-        final Properties p = new Properties();
-        p.putAll(clientProps);
+        final Properties p = ClientConfig.forAdmin(clientProps);
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(timeoutMs));
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, Long.toString(timeoutMs));
-        p.keySet().removeIf(k -> !AdminClientConfig.configNames().contains(String.valueOf(k)));
+        final String bootstrap = p.getProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG);
+        final String refused = refusal(bootstrap);
+        if (refused != null) {
+            throw new Unreachable("Kafka at " + bootstrap + ": " + refused + " (check --bootstrap-server)");
+        }
         try (Admin admin = Admin.create(p)) {
             admin.describeCluster().nodes().get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.AuthenticationException a) {
+                throw new Unreachable("Kafka at " + bootstrap + " refused the credentials: " + a.getMessage()
+                        + " (check security.protocol, sasl.mechanism and sasl.jaas.config in the client properties)");
             }
-            throw new Unreachable("Kafka at " + p.getProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)
-                    + " did not answer within " + timeoutMs + " ms (check --bootstrap-server)");
+            throw new Unreachable("Kafka at " + bootstrap + " did not answer: " + e.getCause().getMessage()
+                    + " (check --bootstrap-server)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unreachable("interrupted while waiting for Kafka at " + bootstrap);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new Unreachable("Kafka at " + bootstrap + " did not answer within " + timeoutMs + " ms (check "
+                    + "--bootstrap-server; a listener that needs SASL or SSL does not answer a client whose "
+                    + "security.protocol is " + p.getProperty("security.protocol", "PLAINTEXT") + ")");
         }
+    }
+
+    /**
+     * Why no bootstrap address can be reached, when that is known at once (every address refuses
+     * the connection, or no host name resolves); null when one accepts a connection or may still.
+     */
+    static String refusal(String bootstrap) {
+        final java.util.List<String> reasons = new java.util.ArrayList<>();
+        for (String hostPort : bootstrap.split(",")) {
+            final String a = hostPort.trim();
+            final int colon = a.lastIndexOf(':');
+            if (a.isEmpty() || colon < 0) {
+                return null;
+            }
+            final String host = a.substring(0, colon).replace("[", "").replace("]", "");
+            final int port;
+            try {
+                port = Integer.parseInt(a.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                return null;
+            }
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress(host, port), 3_000);
+                return null;
+            } catch (java.net.UnknownHostException e) {
+                reasons.add(a + " is not a known host");
+            } catch (java.net.ConnectException e) {
+                reasons.add(a + " refused the connection (nothing listens there)");
+            } catch (java.io.IOException e) {
+                return null;
+            }
+        }
+        return String.join("; ", reasons);
     }
 
     /** Fails with a one-line message when the registry does not answer. */
