@@ -148,8 +148,11 @@ final class DemoCommand implements Callable<Integer> {
                     Map.of(contract.id(), contract));
             final dev.goodput.streams.StreamsConfig streamsConfig = defaults.withUpstreamPartitions(
                     StreamsApp.prepareTopics(props, defaults));
+            final dev.goodput.failure.FailurePolicy streamsFailures = new dev.goodput.failure.FailurePolicy("streams-app",
+                    dev.goodput.failure.FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
             final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
-                    StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false);
+                    StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false, true,
+                    streamsFailures);
             final java.util.Map<String, Double> peaks = dev.goodput.sink.SinkConfig.peaks(List.of(contract));
             final dev.goodput.sink.SinkCommand.Running sink = dev.goodput.sink.SinkCommand.start(props, registry,
                     dev.goodput.sink.SinkConfig.defaults(peaks), prices, "goodput-demo-sink", dataDir.resolve("sink-state"),
@@ -173,7 +176,7 @@ final class DemoCommand implements Callable<Integer> {
                 final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),
                         "goodput-demo-load");
                 load.start();
-                watch(streams, sink.streams(), stop, failedPart);
+                watch(streams, streamsFailures, sink, stop, failedPart);
                 if (duration == null) {
                     stop.await();
                 } else {
@@ -189,7 +192,7 @@ final class DemoCommand implements Callable<Integer> {
             }
             writeReport(out, props, registry, runId, targetVersion);
             if (failedPart.get() != null) {
-                out.println("The " + failedPart.get() + " stopped with the error logged above. If " + dataDir
+                out.println("The " + failedPart.get() + ". If " + dataDir
                         + " was written by an older Goodput, start clean with --fresh.");
                 out.flush();
                 return Main.EXIT_FAILED;
@@ -205,14 +208,18 @@ final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** Stops the run when the streams-app or the sink shuts down on an error, instead of running on without it. */
-    private static void watch(org.apache.kafka.streams.KafkaStreams streams, org.apache.kafka.streams.KafkaStreams sink,
-                              CountDownLatch stop, java.util.concurrent.atomic.AtomicReference<String> failedPart) {
+    /**
+     * Stops the run when the streams-app or the sink gives up on an error (after its bounded thread
+     * replacements), instead of running on without it; {@code failedPart} names the part and the cause.
+     */
+    private static void watch(org.apache.kafka.streams.KafkaStreams streams, dev.goodput.failure.FailurePolicy streamsFailures,
+                              dev.goodput.sink.SinkCommand.Running sink, CountDownLatch stop,
+                              java.util.concurrent.atomic.AtomicReference<String> failedPart) {
         final Thread watcher = new Thread(() -> {
             try {
                 while (!stop.await(500, TimeUnit.MILLISECONDS)) {
-                    final String failed = streams.state() == org.apache.kafka.streams.KafkaStreams.State.ERROR ? "streams-app"
-                            : sink.state() == org.apache.kafka.streams.KafkaStreams.State.ERROR ? "sink" : null;
+                    final String failed = failed(streams) ? "streams-app stopped: " + streamsFailures.reason()
+                            : failed(sink.streams()) ? "sink stopped: " + sink.failures().reason() : null;
                     if (failed != null) {
                         failedPart.set(failed);
                         stop.countDown();
@@ -224,6 +231,11 @@ final class DemoCommand implements Callable<Integer> {
         }, "goodput-demo-watch");
         watcher.setDaemon(true);
         watcher.start();
+    }
+
+    private static boolean failed(org.apache.kafka.streams.KafkaStreams s) {
+        return s.state() == org.apache.kafka.streams.KafkaStreams.State.ERROR
+                || s.state() == org.apache.kafka.streams.KafkaStreams.State.PENDING_ERROR;
     }
 
     /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */

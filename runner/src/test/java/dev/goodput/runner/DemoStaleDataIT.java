@@ -36,7 +36,7 @@ class DemoStaleDataIT {
             out = demo.output();
         }
         assertThat(exit).as(out).isEqualTo(Main.EXIT_FAILED);
-        assertThat(out).contains("The sink stopped with the error logged above").contains("start clean with --fresh")
+        assertThat(out).contains("The sink stopped: ").contains("start clean with --fresh")
                 .doesNotContain("Stopped.");
     }
 }

@@ -17,6 +17,14 @@ public final class DeadLetters {
     public static final String SOURCE_PARTITION = "goodput.dlq.source.partition";
     public static final String SOURCE_OFFSET = "goodput.dlq.source.offset";
     public static final String STAGE = "goodput.dlq.stage";
+    /** Set when the value was cut to {@link #MAX_VALUE_BYTES}: the original length in bytes. */
+    public static final String TRUNCATED_FROM = "goodput.dlq.truncated.from.bytes";
+    /**
+     * The most of a refused value the DLQ keeps: well under the broker's default 1 MB record limit, so
+     * a refused record can always be written (a 5 MB value that compressed under the limit on its
+     * own topic could not be, and stopped the app).
+     */
+    public static final int MAX_VALUE_BYTES = 256 * 1024;
 
     private DeadLetters() {
     }
@@ -38,8 +46,21 @@ public final class DeadLetters {
     public static ProducerRecord<byte[], byte[]> record(String dlqTopic, String stage, String reason, String message,
                                                         String sourceTopic, int partition, long offset,
                                                         byte[] key, byte[] value) {
-        return new ProducerRecord<>(dlqTopic, null, null, key, value,
-                headers(stage, reason, message, sourceTopic, partition, offset));
+        final Headers h = headers(stage, reason, message, sourceTopic, partition, offset);
+        return new ProducerRecord<>(dlqTopic, null, null, key == null || key.length <= MAX_VALUE_BYTES ? key
+                : java.util.Arrays.copyOf(key, MAX_VALUE_BYTES), bounded(value, h), h);
+    }
+
+    /**
+     * The value as the DLQ keeps it: whole when it fits, else its first {@link #MAX_VALUE_BYTES}
+     * bytes, with a {@link #TRUNCATED_FROM} header added to {@code headers} saying so.
+     */
+    public static byte[] bounded(byte[] value, Headers headers) {
+        if (value == null || value.length <= MAX_VALUE_BYTES) {
+            return value;
+        }
+        headers.add(TRUNCATED_FROM, utf8(Integer.toString(value.length)));
+        return java.util.Arrays.copyOf(value, MAX_VALUE_BYTES);
     }
 
     /** The text of a header, or null. */

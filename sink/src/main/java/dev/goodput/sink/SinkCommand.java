@@ -77,20 +77,30 @@ public final class SinkCommand implements Callable<Integer> {
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort);
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
         final CountDownLatch stop = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        final Runnable close = () -> {
             if (files != null) {
                 files.close();
             }
             running.close();
+        };
+        final Thread hook = new Thread(() -> {
+            close.run();
             stop.countDown();
-        }, "goodput-sink-shutdown"));
+        }, "goodput-sink-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("sink " + applicationId + " running; metrics at " + running.metrics().url() + "; Ctrl-C to stop");
-        stop.await();
-        return 0;
+        System.out.flush();
+        if (dev.goodput.failure.Lifecycle.awaitStopOrError(running.streams(), stop)) {
+            return 0;
+        }
+        System.err.println("goodput: the sink stopped: " + running.failures().reason());
+        dev.goodput.failure.Lifecycle.closeWithoutHook(hook, close);
+        return 1;
     }
 
-    /** A running sink: the pricing topology and the metrics endpoint. */
-    public record Running(KafkaStreams streams, MetricsExporter metrics) implements AutoCloseable {
+    /** A running sink: the pricing topology, its failure policy and the metrics endpoint. */
+    public record Running(KafkaStreams streams, dev.goodput.failure.FailurePolicy failures, MetricsExporter metrics)
+            implements AutoCloseable {
         @Override
         public void close() {
             metrics.close();
@@ -118,11 +128,17 @@ public final class SinkCommand implements Callable<Integer> {
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1");
         p.put("auto.offset.reset", "earliest");
         p.putAll(client);
+        p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+                dev.goodput.failure.DeadLetterHandler.class.getName());
+        p.put(dev.goodput.failure.DeadLetterHandler.DLQ_TOPIC_CONFIG, config.dlqTopic());
         final KafkaStreams streams = new KafkaStreams(SinkTopology.build(config, new AvroSerdes(registry)), p);
+        final dev.goodput.failure.FailurePolicy failures = new dev.goodput.failure.FailurePolicy("sink",
+                dev.goodput.failure.FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
+        streams.setUncaughtExceptionHandler(failures);
         streams.start();
         final MetricsExporter metrics = new MetricsExporter(client,
                 registry, config.windowStatsTopic(), config.costTopic(), metricsHost, metricsPort);
-        return new Running(streams, metrics);
+        return new Running(streams, failures, metrics);
     }
 
     /** Each price version keyed by its price key, with its effective date as the record time. */

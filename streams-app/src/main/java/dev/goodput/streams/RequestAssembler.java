@@ -11,6 +11,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
 import dev.goodput.serde.WireFormatException;
+import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -126,6 +127,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     @Override
     public void process(Record<String, byte[]> record) {
         final String topic = context.recordMetadata().get().topic();
+        if (record.key() == null && !TokenBatch.isBatch(record.headers())) {
+            // events are keyed by request id; without one it cannot be joined, and a null key in state fails the commit
+            deadLetter(record, "null_key", "no request id key on " + topic);
+            return;
+        }
         if (!topic.equals(config.topics().tokens())) {
             onRequest(record);
         } else if (TokenBatch.isBatch(record.headers())) {
@@ -171,12 +177,24 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                     return;
                 }
                 eventOffset = events.offset;
-                if (fast.read(events.frame, events.valueOffset, events.valueLength)) {
-                    current = null;
-                    currentEvent = events;
-                    onFastToken(events.key);
-                } else {
-                    onSlowToken(new Record<>(events.key, events.value(), events.timestamp));
+                try {
+                    if (events.key == null) {
+                        deadLetter(new Record<>(null, events.value(), events.timestamp), "null_key",
+                                "no request id key on " + config.topics().tokens());
+                    } else if (fast.read(events.frame, events.valueOffset, events.valueLength)) {
+                        current = null;
+                        currentEvent = events;
+                        onFastToken(events.key);
+                    } else {
+                        onSlowToken(new Record<>(events.key, events.value(), events.timestamp));
+                    }
+                } catch (org.apache.kafka.common.KafkaException e) {
+                    throw e; // the framework's own (fencing, migration, a store): not this event's fault
+                } catch (RuntimeException e) {
+                    // one event's error refuses that event alone, as the processing handler does for a record
+                    // that came alone; the rest of the batch goes on
+                    deadLetter(new Record<>(events.key, events.value(), events.timestamp), DeadLetterHandler.REASON,
+                            DeadLetterHandler.describe(e));
                 }
                 maybeSweep();
                 done++;
@@ -563,7 +581,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 headers.add(h);
             }
         });
-        context.forward(new Record<String, Out>(record.key(), new Out.Dead(record.value()), record.timestamp(), headers));
+        context.forward(new Record<String, Out>(record.key(), new Out.Dead(DeadLetters.bounded(record.value(), headers)),
+                record.timestamp(), headers));
     }
 
     static long micros(java.time.Instant i) {

@@ -8,6 +8,8 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import dev.goodput.contract.ContractException;
+import dev.goodput.failure.DeadLetterHandler;
+import dev.goodput.failure.FailurePolicy;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
@@ -69,6 +71,12 @@ public final class StreamsApp {
         }
     }
 
+    /** The Streams properties that send one record's processing error to the app's DLQ ({@link DeadLetterHandler}). */
+    public static Map<String, String> recordFailureProperties(dev.goodput.streams.StreamsConfig c) {
+        return Map.of(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class.getName(),
+                DeadLetterHandler.DLQ_TOPIC_CONFIG, c.topics().dlq());
+    }
+
     /** Builds and starts the app, token events coalesced; the caller closes it. */
     public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
                                      boolean reset) {
@@ -81,17 +89,28 @@ public final class StreamsApp {
      */
     public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
                                      boolean reset, boolean coalesceTokens) {
+        return start(c, serdes, streamsProps, reset, coalesceTokens,
+                new FailurePolicy("streams-app", FailurePolicy.DEFAULT_MAX_REPLACEMENTS));
+    }
+
+    /**
+     * The same with the caller's failure policy, whose {@link FailurePolicy#reason()} tells why the
+     * app reached {@code ERROR}. One record's processing error goes to the DLQ ({@link DeadLetterHandler})
+     * unless the properties name another handler.
+     */
+    public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
+                                     boolean reset, boolean coalesceTokens, FailurePolicy failures) {
+        final Properties props = new Properties();
+        props.putAll(streamsProps);
+        recordFailureProperties(c).forEach(props::putIfAbsent);
         final Topology topology = GoodputTopology.build(c, serdes);
         final KafkaStreams streams = coalesceTokens
-                ? new KafkaStreams(topology, streamsProps, new CoalescingClientSupplier(c.topics().tokens()))
-                : new KafkaStreams(topology, streamsProps);
+                ? new KafkaStreams(topology, props, new CoalescingClientSupplier(c.topics().tokens()))
+                : new KafkaStreams(topology, props);
         if (reset) {
             streams.cleanUp();
         }
-        streams.setUncaughtExceptionHandler(e -> {
-            org.slf4j.LoggerFactory.getLogger(StreamsApp.class).error("streams-app thread failed", e);
-            return org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
-        });
+        streams.setUncaughtExceptionHandler(failures);
         streams.start();
         return streams;
     }

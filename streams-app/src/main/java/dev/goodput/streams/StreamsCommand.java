@@ -12,6 +12,8 @@ import java.util.concurrent.CountDownLatch;
 
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.ContractLoader;
+import dev.goodput.failure.FailurePolicy;
+import dev.goodput.failure.Lifecycle;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -63,6 +65,10 @@ public final class StreamsCommand implements Callable<Integer> {
                     + "the rate); --no-coalesce-tokens routes each one alone. Default: ${DEFAULT-VALUE}.")
     boolean coalesceTokens;
 
+    @Option(names = "--max-thread-replacements", defaultValue = "3", description = "Failed stream threads replaced "
+            + "before the app stops with the cause and exit code 1 (default: ${DEFAULT-VALUE}).")
+    int maxThreadReplacements;
+
     @Option(names = "--topic", description = "Topic name override, NAME=TOPIC for tokens, requests, verdicts, window-stats, dlq (repeatable).")
     Map<String, String> topicNames = new LinkedHashMap<>();
 
@@ -72,17 +78,28 @@ public final class StreamsCommand implements Callable<Integer> {
         final Properties client = connection.kafka(streamsConfig);
         final SchemaRegistryClient registry = connection.registry();
         final int partitions = StreamsApp.prepareTopics(client, config);
+        if (maxThreadReplacements < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--max-thread-replacements "
+                    + maxThreadReplacements + ": 0 or more");
+        }
+        final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),
-                StreamsApp.streamsProperties(client, applicationId, stateDir), reset, coalesceTokens);
+                StreamsApp.streamsProperties(client, applicationId, stateDir), reset, coalesceTokens, failures);
         final CountDownLatch stop = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        final Thread hook = new Thread(() -> {
             StreamsApp.close(streams);
             stop.countDown();
-        }, "goodput-streams-shutdown"));
+        }, "goodput-streams-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("streams-app " + applicationId + " running (" + config.window() + " windows, grace "
                 + config.grace() + "); Ctrl-C to stop");
-        stop.await();
-        return 0;
+        System.out.flush();
+        if (Lifecycle.awaitStopOrError(streams, stop)) {
+            return 0;
+        }
+        System.err.println("goodput: the streams-app stopped: " + failures.reason());
+        Lifecycle.closeWithoutHook(hook, () -> StreamsApp.close(streams));
+        return 1;
     }
 
     dev.goodput.streams.StreamsConfig config() {

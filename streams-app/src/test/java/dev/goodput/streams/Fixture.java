@@ -68,6 +68,7 @@ final class Fixture implements AutoCloseable {
         final Properties p = new Properties();
         p.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG, "goodput-test");
         p.put(org.apache.kafka.streams.StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.putAll(StreamsApp.recordFailureProperties(config));
         driver = new TopologyTestDriver(GoodputTopology.build(config, serdes), p, Instant.ofEpochMilli(T0 / 1000));
         final var t = config.topics();
         tokens = driver.createInputTopic(t.tokens(), Serdes.String().serializer(), serdes.value(TokenEvent.class).serializer());

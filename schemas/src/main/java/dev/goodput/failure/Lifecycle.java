@@ -1,0 +1,38 @@
+package dev.goodput.failure;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.streams.KafkaStreams;
+
+/** The waiting part of a long-running command's lifecycle: until Ctrl-C, or until its app fails. */
+public final class Lifecycle {
+
+    private Lifecycle() {
+    }
+
+    /**
+     * Waits until {@code stop} opens (true) or the app reaches {@code ERROR} (false). A Kafka Streams app that gave up does not end the JVM on its own: without this the
+     * command would sit there, printing nothing, with its results stopped.
+     */
+    public static boolean awaitStopOrError(KafkaStreams streams, CountDownLatch stop) throws InterruptedException {
+        while (!stop.await(250, TimeUnit.MILLISECONDS)) {
+            final KafkaStreams.State s = streams.state();
+            // NOT_RUNNING is what a close (Ctrl-C) leads to; a failure that gave up leads to ERROR
+            if (s == KafkaStreams.State.ERROR || s == KafkaStreams.State.PENDING_ERROR) {
+                return stop.getCount() == 0;
+            }
+        }
+        return true;
+    }
+
+    /** Closes after a failure and takes the shutdown hook back, so the JVM can exit with the command's code. */
+    public static void closeWithoutHook(Thread hook, Runnable close) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+            return; // the hook is closing the app already
+        }
+        close.run();
+    }
+}
