@@ -22,10 +22,24 @@ class DemoStaleDataIT {
 
     @Test
     void aSinkThatCannotStartStopsTheDemoWithTheFix(@TempDir Path dir) throws Exception {
+        assertStopsNaming(dir, "goodput-demo-sink-recent-windows-changelog", "The sink stopped: ");
+    }
+
+    /**
+     * The same for the streams-app: its failed threads are replaced a bounded number of times, then it
+     * reaches ERROR and the demo stops naming it and the cause (it used to replace them forever, and the
+     * demo ran to its end and exited 0 with no window rows).
+     */
+    @Test
+    void aStreamsAppThatKeepsFailingStopsTheDemoWithTheCause(@TempDir Path dir) throws Exception {
+        assertStopsNaming(dir, "goodput-demo-inflight-requests-changelog", "The streams-app stopped: ");
+    }
+
+    private static void assertStopsNaming(Path dir, String staleTopic, String expected) throws Exception {
         final Path data = dir.resolve("data");
         try (LocalCluster cluster = LocalCluster.start(data, true, 0, 0, Topics.ALL);
              Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.bootstrapServers()))) {
-            admin.createTopics(List.of(new NewTopic("goodput-demo-sink-recent-windows-changelog", 1, (short) 1))).all().get();
+            admin.createTopics(List.of(new NewTopic(staleTopic, 1, (short) 1))).all().get();
         }
         final String out;
         final int exit;
@@ -36,7 +50,7 @@ class DemoStaleDataIT {
             out = demo.output();
         }
         assertThat(exit).as(out).isEqualTo(Main.EXIT_FAILED);
-        assertThat(out).contains("The sink stopped: ").contains("start clean with --fresh")
+        assertThat(out).contains(expected).contains("start clean with --fresh")
                 .doesNotContain("Stopped.");
     }
 }

@@ -8,9 +8,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What a Kafka Streams app of Goodput's does with an error that escapes record handling (one
- * record's errors go to the DLQ before they get here): the thread is replaced a bounded number of
- * times, for faults that pass; past that the app shuts down, reaches {@code ERROR}, and
- * {@link #reason()} says why, so the command stops and names the cause instead of looping.
+ * record's errors go to the DLQ before they get here). The thread is replaced, for faults that
+ * pass, at most a bounded number of times; the app shuts down at once, reaches {@code ERROR}, and
+ * {@link #reason()} says why, when replacing cannot help:
+ * <ul>
+ *   <li>the app never reached RUNNING (a failure at start is configuration or kept state: topics of
+ *       the wrong shape, a missing source topic, refused credentials);</li>
+ *   <li>the failure has the same cause as the one before (a deterministic error: the new thread
+ *       met it again);</li>
+ *   <li>the bound is used up.</li>
+ * </ul>
+ * Each replacement costs a rebalance (the dead thread's member stays in the group until its session
+ * times out), so looping on a deterministic error looked, from outside, like an app that had stalled.
  */
 public final class FailurePolicy implements StreamsUncaughtExceptionHandler {
 
@@ -21,6 +30,7 @@ public final class FailurePolicy implements StreamsUncaughtExceptionHandler {
     private final int maxReplacements;
     private final AtomicInteger failures = new AtomicInteger();
     private volatile Throwable last;
+    private volatile boolean ran;
 
     /** @param maxReplacements threads replaced over the app's life before it gives up (0: never replace) */
     public FailurePolicy(String app, int maxReplacements) {
@@ -31,10 +41,26 @@ public final class FailurePolicy implements StreamsUncaughtExceptionHandler {
         this.maxReplacements = maxReplacements;
     }
 
+    /** Wire to the app's state listener: the app reached RUNNING at least once. */
+    public void onState(org.apache.kafka.streams.KafkaStreams.State newState) {
+        if (newState == org.apache.kafka.streams.KafkaStreams.State.RUNNING) {
+            ran = true;
+        }
+    }
+
     @Override
     public StreamThreadExceptionResponse handle(Throwable exception) {
+        final Throwable previous = last;
         last = exception;
         final int n = failures.incrementAndGet();
+        if (!ran) {
+            LOG.error("{} failed before it ever ran ({}); shutting down", app, rootCause(exception), exception);
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        }
+        if (previous != null && rootCause(previous).equals(rootCause(exception))) {
+            LOG.error("{} thread failed again with the same cause ({}); shutting down", app, rootCause(exception), exception);
+            return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        }
         if (n <= maxReplacements) {
             LOG.warn("{} thread failed ({}); replacing it ({} of {} replacements)", app, rootCause(exception), n,
                     maxReplacements);

@@ -135,6 +135,7 @@ public final class SinkCommand implements Callable<Integer> {
         final dev.goodput.failure.FailurePolicy failures = new dev.goodput.failure.FailurePolicy("sink",
                 dev.goodput.failure.FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
         streams.setUncaughtExceptionHandler(failures);
+        streams.setStateListener((now, before) -> failures.onState(now));
         streams.start();
         final MetricsExporter metrics = new MetricsExporter(client,
                 registry, config.windowStatsTopic(), config.costTopic(), metricsHost, metricsPort);

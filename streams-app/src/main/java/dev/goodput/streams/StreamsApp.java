@@ -111,6 +111,7 @@ public final class StreamsApp {
             streams.cleanUp();
         }
         streams.setUncaughtExceptionHandler(failures);
+        streams.setStateListener((now, before) -> failures.onState(now));
         streams.start();
         return streams;
     }
