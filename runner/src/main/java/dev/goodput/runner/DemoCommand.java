@@ -46,6 +46,9 @@ import picocli.CommandLine.Option;
         description = "Run a live local benchmark on an embedded broker, registry and simulator.")
 final class DemoCommand implements Callable<Integer> {
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
     Path contractFile;
 
@@ -68,7 +71,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--registry-port", defaultValue = "0", description = "Schema registry port; 0 picks a free one.")
     int registryPort;
 
-    @Option(names = "--scenario-seconds", description = "Measured seconds per scenario (default: the matrix's duration_s).")
+    @Option(names = "--scenario-seconds", converter = dev.goodput.config.Durations.Seconds.class, description = "Measured seconds per scenario (default: the matrix's duration_s).")
     Double scenarioSeconds;
 
     @Option(names = "--prices", defaultValue = "config/prices.yaml", description = "GPU prices to publish (default: ${DEFAULT-VALUE}).")
@@ -95,6 +98,14 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        if (scenarioSeconds != null && !(scenarioSeconds > 0)) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--scenario-seconds " + scenarioSeconds
+                    + ": must be more than 0");
+        }
+        if (duration != null && (duration.isZero() || duration.isNegative())) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--duration " + duration.toMillis()
+                    + " ms: must be more than 0");
+        }
         final PrintStream out = System.out;
         final Contract contract = ContractLoader.load(contractFile);
         final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent()));

@@ -48,7 +48,7 @@ public final class Main {
                 .map(a -> a.isEmpty() || a.matches(".*[\\s'\"$`].*") ? "'" + a.replace("'", "'\\''") + "'" : a).toList());
         final CommandLine cli = commandLine();
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            if (e instanceof ContractException ce) {
+            if (e instanceof dev.goodput.config.ConfigException ce) {
                 cmd.getErr().println("goodput: " + ce.getMessage());
                 return EXIT_REFUSED;
             }

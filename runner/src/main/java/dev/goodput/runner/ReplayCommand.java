@@ -89,7 +89,7 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--data-dir", description = "Replay a local run: start the embedded broker and registry on this kept data folder (for example .goodput/data).")
     Path dataDir;
 
-    @Option(names = "--idle-seconds", defaultValue = "10", description = "Stop once caught up and no output arrived for this long.")
+    @Option(names = "--idle-seconds", defaultValue = "10", converter = dev.goodput.config.Durations.Seconds.class, description = "Stop once caught up and no output arrived for this long.")
     double idleSeconds;
 
     @Option(names = "--conventions", description = "Recompute the run under Goodput's, vLLM bench serve's and NVIDIA AIPerf's "
@@ -103,6 +103,9 @@ public final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         final PrintStream out = System.out;
         final Map<String, Contract> byId = ContractLoader.loadAll(contracts);
+        if (!(idleSeconds > 0)) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--idle-seconds " + idleSeconds + ": must be more than 0");
+        }
         StreamsConfig config;
         try {
             config = StreamsConfig.defaults(byId).withWindow(Durations.parse(window, "--window"), Durations.parse(grace, "--grace"))

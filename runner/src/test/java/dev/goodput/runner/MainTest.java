@@ -58,15 +58,53 @@ class MainTest {
         final Result r = run("streams", "--bootstrap-server", address, "--contract", "../config/contract.yaml");
         assertThat(r.code()).isEqualTo(1);
         assertThat(r.err().strip().lines().count()).isEqualTo(1);
-        assertThat(r.err()).contains("Kafka at " + address + " did not answer");
+        // nothing listens there: said at once, not after the 10 s answer timeout
+        assertThat(r.err()).contains("Kafka at " + address + ": " + address + " refused the connection");
+    }
+
+    @Test
+    void zeroAndNegativeLengthsAreRefusedAtStartNamingTheFlag() {
+        final String[][] cases = {
+            {"replay", "--replay-id", "x", "--window", "0s", "--bootstrap-server", "127.0.0.1:1", "--contract", "../config/contract.yaml"},
+            {"replay", "--replay-id", "x", "--grace", "-1s", "--bootstrap-server", "127.0.0.1:1", "--contract", "../config/contract.yaml"},
+            {"streams", "--window", "-10s", "--bootstrap-server", "127.0.0.1:1", "--contract", "../config/contract.yaml"},
+            {"demo", "--scenario-seconds", "-5", "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml"},
+            {"demo", "--duration", "0", "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml"},
+            {"produce", "--simulate", "--duration", "0s", "--contract", "../config/contract.yaml", "--bootstrap-server", "127.0.0.1:1"},
+            {"produce", "--simulate", "--timeout", "-3", "--contract", "../config/contract.yaml", "--bootstrap-server", "127.0.0.1:1"},
+            {"sink", "--rolling", "1m,0s", "--bootstrap-server", "127.0.0.1:1", "--contract", "../config/contract.yaml"},
+        };
+        for (String[] args : cases) {
+            final Result r = run(args);
+            final String flag = java.util.Arrays.stream(args).filter(a -> a.startsWith("--") && !a.equals("--replay-id")
+                    && !a.equals("--bootstrap-server") && !a.equals("--contract") && !a.equals("--simulate") && !a.equals("--matrix")).findFirst().orElseThrow();
+            assertThat(r.code()).as(String.join(" ", args) + ": " + r.err()).isEqualTo(2);
+            assertThat(r.err()).as(String.join(" ", args)).contains(flag).containsPattern("more than 0|0 or more");
+        }
+    }
+
+    @Test
+    void aBadPriceFileIsNamedAsOneAndExitsTwo(@TempDir Path dir) throws Exception {
+        final Path prices = dir.resolve("prices.yaml");
+        Files.writeString(prices, "prices:\n  - {price_key: a\n");
+        final Result r = run("demo", "--prices", prices.toString(), "--contract", "../config/contract.yaml", "--matrix",
+                "../config/scenarios.yaml", "--duration", "1s");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("invalid price file " + prices).doesNotContain("invalid contract").contains(prices + ":");
     }
 
     @Test
     void durationsInTheFormsTheHelpShows() {
         final DurationConverter c = new DurationConverter();
+        assertThat(c.convert("30").toSeconds()).as("a bare number is seconds").isEqualTo(30);
         assertThat(c.convert("500ms").toMillis()).isEqualTo(500);
         assertThat(c.convert("30s").toSeconds()).isEqualTo(30);
         assertThat(c.convert("5m").toSeconds()).isEqualTo(300);
         assertThat(c.convert("2h").toSeconds()).isEqualTo(7200);
+        // produce takes the same forms as demo: --duration 30 and --duration 30s are one thing
+        for (String d : new String[] {"30", "30s", "0.5m"}) {
+            final var parsed = Main.commandLine().parseArgs("produce", "--duration", d);
+            assertThat(parsed.subcommand().matchedOption("--duration").<Double>getValue()).isEqualTo(30.0);
+        }
     }
 }

@@ -51,6 +51,15 @@ class SaslIT {
             kafka.saslClientProperties(USER, PASSWORD).store(w, "SASL_PLAINTEXT client");
         }
         final String cc = config.toString();
+        final Path wrong = dir.resolve("wrong.properties");
+        try (Writer w = Files.newBufferedWriter(wrong)) {
+            kafka.saslClientProperties(USER, "not-the-password").store(w, "wrong password");
+        }
+        try (ChildCli refused = ChildCli.start("streams", "--command-config", wrong.toString(), "--contract",
+                "../config/contract.yaml", "--state-dir", dir.resolve("refused").toString())) {
+            assertThat(refused.waitForExit()).isEqualTo(1);
+            assertThat(refused.output()).contains("refused the credentials").doesNotContain("not-the-password");
+        }
         try (ChildCli registry = ChildCli.start("registry", "--command-config", cc, "--port", "0")) {
             final Matcher m = Pattern.compile("schema registry ready at (http://\\S+)").matcher(registry.awaitLine("schema registry ready"));
             assertThat(m.find()).isTrue();

@@ -10,7 +10,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 
-import dev.goodput.contract.ContractException;
 
 /**
  * Kafka client properties, merged in one place and one order: the user's {@code .properties} file
@@ -38,9 +37,9 @@ public final class ClientConfig {
             try (Reader r = Files.newBufferedReader(file)) {
                 p.load(r);
             } catch (NoSuchFileException e) {
-                throw new ContractException(file.toString(), List.of("properties file not found"));
+                throw new ConfigException("client properties", file.toString(), List.of("file not found"));
             } catch (IOException | IllegalArgumentException e) {
-                throw new ContractException(file.toString(), List.of("cannot read properties: " + e.getMessage()));
+                throw new ConfigException("client properties", file.toString(), List.of("cannot read: " + e.getMessage()));
             }
         }
         env.forEach((k, v) -> {

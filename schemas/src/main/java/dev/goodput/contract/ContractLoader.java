@@ -97,11 +97,9 @@ public final class ContractLoader {
     public static Contract parse(String source, String yamlText) {
         final Object tree;
         try {
-            final LoaderOptions options = new LoaderOptions();
-            options.setAllowDuplicateKeys(false);
-            tree = new Yaml(new SafeConstructor(options)).load(yamlText);
-        } catch (YAMLException e) {
-            throw new ContractException(source, List.of("not valid YAML: " + e.getMessage().replace('\n', ' ')));
+            tree = dev.goodput.config.Yamls.parse(yamlText, source, "contract");
+        } catch (dev.goodput.config.ConfigException e) {
+            throw new ContractException(source, e.problems());
         }
         final List<String> problems = Rule.newProblems();
         @SuppressWarnings("unchecked")

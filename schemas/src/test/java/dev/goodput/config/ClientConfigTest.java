@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
 
-import dev.goodput.contract.ContractException;
+import dev.goodput.config.ConfigException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,7 +33,7 @@ class ClientConfigTest {
     @Test
     void aMissingFileNamesItself(@TempDir Path dir) {
         assertThatThrownBy(() -> ClientConfig.merge(dir.resolve("nope.properties"), Map.of(), Map.of(), Map.of()))
-                .isInstanceOf(ContractException.class).hasMessageContaining("nope.properties")
+                .isInstanceOf(ConfigException.class).hasMessageContaining("nope.properties")
                 .hasMessageContaining("not found");
     }
 }

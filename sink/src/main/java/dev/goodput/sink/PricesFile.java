@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.goodput.avro.GpuPrice;
-import dev.goodput.contract.ContractException;
+import dev.goodput.config.ConfigException;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -20,19 +20,12 @@ public final class PricesFile {
     private PricesFile() {
     }
 
+    private static final String KIND = "price file";
+
     public static List<GpuPrice> load(Path file) {
-        final Object tree;
-        try {
-            final LoaderOptions o = new LoaderOptions();
-            o.setAllowDuplicateKeys(false);
-            tree = new Yaml(new SafeConstructor(o)).load(Files.readString(file));
-        } catch (IOException e) {
-            throw new ContractException(file.toString(), List.of("cannot read: " + e.getMessage()));
-        } catch (RuntimeException e) {
-            throw new ContractException(file.toString(), List.of("not valid YAML: " + e.getMessage()));
-        }
+        final Object tree = dev.goodput.config.Yamls.load(file, KIND);
         if (!(tree instanceof Map<?, ?> m) || !(m.get("prices") instanceof List<?> list)) {
-            throw new ContractException(file.toString(), List.of("prices: expected a list of price entries"));
+            throw new ConfigException(KIND, file.toString(), List.of("prices: expected a list of price entries"));
         }
         final List<String> problems = new ArrayList<>();
         final List<GpuPrice> out = new ArrayList<>();
@@ -55,13 +48,24 @@ public final class PricesFile {
                         .setSupportUsdPerHour(num(e, "support_usd_per_hour", at, false))
                         .setColdStartGpuHoursPerHour(num(e, "cold_start_gpu_hours_per_hour", at, false))
                         .setWarmHeadroomFraction(num(e, "warm_headroom_fraction", at, false)).build();
-                PriceCheck.problem(p).ifPresentOrElse(r -> problems.add(at + ": " + r), () -> out.add(p));
+                PriceCheck.problem(p).ifPresentOrElse(r -> problems.add(at + "." + PriceCheck.field(r) + ": "
+                        + PriceCheck.expected(r) + " (" + r + ")"), () -> out.add(p));
             } catch (IllegalArgumentException ex) {
                 problems.add(ex.getMessage());
             }
         }
+        // two versions of one price from one date: which applies would depend on the order they were read
+        final java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        for (int i = 0; i < out.size(); i++) {
+            final String key = out.get(i).getPriceKey() + " from " + out.get(i).getEffectiveFromUs();
+            final Integer first = seen.putIfAbsent(key, i);
+            if (first != null) {
+                problems.add("prices: " + key + " is given twice (entries " + first + " and " + i
+                        + " of the valid ones): keep one, or give the later its own effective_from");
+            }
+        }
         if (!problems.isEmpty()) {
-            throw new ContractException(file.toString(), problems);
+            throw new ConfigException(KIND, file.toString(), problems);
         }
         return out;
     }

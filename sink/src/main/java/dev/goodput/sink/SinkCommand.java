@@ -33,6 +33,9 @@ import picocli.CommandLine.Option;
         description = "Price windows with dated GPU prices (llm.cost) and serve Prometheus metrics.")
 public final class SinkCommand implements Callable<Integer> {
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     @picocli.CommandLine.Mixin
     dev.goodput.config.Connection connection;
 
@@ -66,13 +69,19 @@ public final class SinkCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        final List<java.time.Duration> spans;
+        try {
+            spans = rolling.stream().map(r -> dev.goodput.config.Durations.positive(r, "--rolling")).toList();
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         final Map<String, Double> peaks = SinkConfig.peaks(ContractLoader.loadAll(contracts).values());
         final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
         final Properties client = connection.kafka(streamsConfig);
         final SchemaRegistryClient registry = connection.registry();
         final SinkConfig defaults = SinkConfig.defaults(peaks);
         final SinkConfig config = new SinkConfig(defaults.pricesTopic(), defaults.windowStatsTopic(), defaults.costTopic(),
-                defaults.dlqTopic(), rolling.stream().map(r -> dev.goodput.config.Durations.parse(r, "--rolling")).toList(),
+                defaults.dlqTopic(), spans,
                 peaks);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort);
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);

@@ -55,7 +55,13 @@ public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.O
                 Duration.ofSeconds(2), Duration.ofMinutes(10), Duration.ofSeconds(1), 1, TopicNames.defaults(), Selection.ALL);
     }
 
+    /**
+     * @throws IllegalArgumentException for a window that is not more than 0 or a negative grace (a
+     *         zero window divided by zero, and a replay given one never ended)
+     */
     public StreamsConfig withWindow(Duration size, Duration graceDuration) {
+        dev.goodput.config.Durations.positive(size, "--window");
+        dev.goodput.config.Durations.nonNegative(graceDuration, "--grace");
         return new StreamsConfig(contracts, objectivesOverride, size, graceDuration, tokenWait, orphanExpiry,
                 liveInterval, upstreamPartitions, topics, selection);
     }

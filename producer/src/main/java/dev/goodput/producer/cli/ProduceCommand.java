@@ -98,22 +98,22 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--trace-file", description = "Send times for --arrival trace: seconds from the start, one per line.")
     Path traceFile;
 
-    @Option(names = "--duration", description = "Measured seconds per scenario after warm-up (default: the matrix's, else 30).")
+    @Option(names = "--duration", converter = dev.goodput.config.Durations.Seconds.class, description = "Measured seconds per scenario after warm-up (default: the matrix's, else 30).")
     Double durationS;
 
     @Option(names = "--num-requests", description = "Requests per scenario, warm-up included (instead of a duration).")
     Long numRequests;
 
-    @Option(names = "--warmup", description = "Warm-up seconds, marked on events and excluded from results (default: the contract's).")
+    @Option(names = "--warmup", converter = dev.goodput.config.Durations.Seconds.class, description = "Warm-up seconds, marked on events and excluded from results (default: the contract's).")
     Double warmupS;
 
-    @Option(names = "--ramp-up", defaultValue = "0", description = "Seconds over which the rate ramps up linearly.")
+    @Option(names = "--ramp-up", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "0", description = "Seconds over which the rate ramps up linearly.")
     double rampUpS;
 
-    @Option(names = "--timeout", defaultValue = "120", description = "Per-request timeout, seconds.")
+    @Option(names = "--timeout", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "120", description = "Per-request timeout (30, 30s, 2m; default: ${DEFAULT-VALUE} s).")
     double timeoutS;
 
-    @Option(names = "--stall-timeout", defaultValue = "30", description = "A stream silent this long ends as TIMEOUT, seconds.")
+    @Option(names = "--stall-timeout", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "30", description = "A stream silent this long ends as TIMEOUT (default: ${DEFAULT-VALUE} s).")
     double stallS;
 
     @Option(names = "--continuous-usage", description = "Ask for usage on every chunk (vLLM's continuous_usage_stats) to count tokens per chunk.")
@@ -148,11 +148,53 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process.")
     long seed;
 
-    @Option(names = "--progress-interval", defaultValue = "5", description = "Seconds between progress lines.")
+    @Option(names = "--progress-interval", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "5", description = "Time between progress lines (default: ${DEFAULT-VALUE} s).")
     double progressS;
+
+    /** Every length, count and bound must make sense before anything connects: exit 2 naming the flag. */
+    private void checkRanges() {
+        final java.util.List<String> bad = new java.util.ArrayList<>();
+        if (durationS != null && !(durationS > 0)) {
+            bad.add("--duration " + durationS + " s: must be more than 0");
+        }
+        if (numRequests != null && numRequests <= 0) {
+            bad.add("--num-requests " + numRequests + ": must be 1 or more");
+        }
+        if (warmupS != null && !(warmupS >= 0)) {
+            bad.add("--warmup " + warmupS + " s: must be 0 or more");
+        }
+        if (!(rampUpS >= 0)) {
+            bad.add("--ramp-up " + rampUpS + " s: must be 0 or more");
+        }
+        if (!(timeoutS > 0)) {
+            bad.add("--timeout " + timeoutS + " s: must be more than 0");
+        }
+        if (!(stallS > 0)) {
+            bad.add("--stall-timeout " + stallS + " s: must be more than 0");
+        }
+        if (!(progressS > 0)) {
+            bad.add("--progress-interval " + progressS + " s: must be more than 0");
+        }
+        if (publishBuffer <= 0) {
+            bad.add("--publish-buffer " + publishBuffer + ": must be 1 or more");
+        }
+        if (maxConnections <= 0) {
+            bad.add("--max-connections " + maxConnections + ": must be 1 or more");
+        }
+        if (rate != null && !(rate > 0)) {
+            bad.add("--rate " + rate + ": must be more than 0 requests per second");
+        }
+        if (concurrency != null && concurrency <= 0) {
+            bad.add("--concurrency " + concurrency + ": must be 1 or more");
+        }
+        if (!bad.isEmpty()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", bad));
+        }
+    }
 
     @Override
     public Integer call() {
+        checkRanges();
         final PrintStream out = System.out;
         final TimingPriority priority = timingPriority();
         final Contract contract = ContractLoader.load(contractFile);

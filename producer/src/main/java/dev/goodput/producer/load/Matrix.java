@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import dev.goodput.contract.ContractException;
+import dev.goodput.config.ConfigException;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -22,17 +22,12 @@ public record Matrix(List<Scenario> scenarios, double durationS) {
     private static final Set<String> FIELDS = Set.of("prompt_tokens", "output_tokens", "rates_rps", "concurrency",
             "cache", "duration_s");
 
+    private static final String KIND = "load matrix";
+
     public static Matrix load(Path file) {
-        final Object tree;
-        try {
-            tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(Files.readString(file));
-        } catch (IOException e) {
-            throw new ContractException(file.toString(), List.of("cannot read: " + e.getMessage()));
-        } catch (RuntimeException e) {
-            throw new ContractException(file.toString(), List.of("not valid YAML: " + e.getMessage()));
-        }
+        final Object tree = dev.goodput.config.Yamls.load(file, KIND);
         if (!(tree instanceof Map<?, ?> m)) {
-            throw new ContractException(file.toString(), List.of("expected a map with fields " + FIELDS));
+            throw new ConfigException(KIND, file.toString(), List.of("expected a map with fields " + FIELDS));
         }
         final List<String> problems = new ArrayList<>();
         for (Object k : m.keySet()) {
@@ -53,7 +48,7 @@ public record Matrix(List<Scenario> scenarios, double durationS) {
             problems.add("duration_s: expected a number > 0 (seconds per scenario, after warm-up), got " + d);
         }
         if (!problems.isEmpty()) {
-            throw new ContractException(file.toString(), problems);
+            throw new ConfigException(KIND, file.toString(), problems);
         }
         final List<Scenario> out = new ArrayList<>();
         for (int p : prompts) {
