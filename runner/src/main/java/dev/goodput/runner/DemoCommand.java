@@ -149,7 +149,7 @@ final class DemoCommand implements Callable<Integer> {
             }
             out.printf(Locale.ROOT, "  registry   %s%n", registry.baseUrl());
             out.printf(Locale.ROOT, externalTarget == null ? "  simulator  %s  (OpenAI-compatible, streaming)%n"
-                    : "  target     %s  (the simulator is idle)%n", externalTarget == null ? sim.baseUrl() : externalTarget);
+                    : "  target     %s  (the simulator is idle)%n", externalTarget == null ? sim.baseUrl() : dev.goodput.config.Redact.withoutUserInfo(externalTarget));
             out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
                     .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
             out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,

@@ -44,7 +44,8 @@ public final class Main {
     }
 
     public static int run(String... args) {
-        invocation = "./goodput " + String.join(" ", java.util.Arrays.stream(args)
+        // recorded in reports: credentials in URLs and header values never are
+        invocation = "./goodput " + String.join(" ", dev.goodput.config.Redact.args(java.util.Arrays.asList(args)).stream()
                 .map(a -> a.isEmpty() || a.matches(".*[\\s'\"$`].*") ? "'" + a.replace("'", "'\\''") + "'" : a).toList());
         final CommandLine cli = commandLine();
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {

@@ -24,11 +24,18 @@ final class ChildCli implements AutoCloseable {
     }
 
     static ChildCli start(String... args) throws IOException {
+        return start(java.util.Map.of(), args);
+    }
+
+    /** The same with extra environment variables (an API key, GOODPUT_* overrides). */
+    static ChildCli start(java.util.Map<String, String> env, String... args) throws IOException {
         final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
                 "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
                 Main.class.getName()));
         cmd.addAll(List.of(args));
-        return new ChildCli(new ProcessBuilder(cmd).redirectErrorStream(true).start());
+        final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
+        return new ChildCli(pb.start());
     }
 
     /** Reads output until a line starts with {@code prefix} and returns it; fails if the process ends first. */

@@ -335,9 +335,10 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         }
     }
 
-    private static void error(RequestEvent.Builder e, String errorClass, String message) {
-        e.setStatus(RequestStatus.ERROR).setErrorClass(errorClass)
-                .setErrorMessage(message.length() > 500 ? message.substring(0, 500) : message);
+    /** The message is kept redacted: a server that echoes the key in its error body must not put it on a topic. */
+    private void error(RequestEvent.Builder e, String errorClass, String message) {
+        final String m = dev.goodput.config.Redact.text(message == null ? "" : message, target.secrets());
+        e.setStatus(RequestStatus.ERROR).setErrorClass(errorClass).setErrorMessage(m.length() > 500 ? m.substring(0, 500) : m);
     }
 
     private static String describe(Throwable t) {

@@ -20,19 +20,84 @@ import java.util.Map;
 public record Target(String baseUrl, boolean chat, String model, String apiKeyEnv, Map<String, String> headers,
                      String targetId, Duration requestTimeout, Duration stallTimeout, boolean continuousUsage) {
 
+    /**
+     * Credentials in the URL ({@code http://user:secret@host/v1}) become an {@code Authorization:
+     * Basic} header and leave the URL, so the address that is printed, stamped on events and recorded
+     * in reports carries none; the target id loses them too.
+     */
     public Target {
-        if (baseUrl.endsWith("/")) {
-            baseUrl = baseUrl.substring(0, baseUrl.length() - 1);
+        final URI given = parse(baseUrl);
+        if (!"http".equals(given.getScheme()) && !"https".equals(given.getScheme())) {
+            throw new IllegalArgumentException("--target must be an http:// or https:// URL, got "
+                    + dev.goodput.config.Redact.url(baseUrl));
         }
-        final URI uri = URI.create(baseUrl);
-        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
-            throw new IllegalArgumentException("--target must be an http:// or https:// URL, got " + baseUrl);
+        final java.util.Map<String, String> h = new java.util.LinkedHashMap<>(headers);
+        if (given.getRawUserInfo() != null) {
+            final String userInfo = java.net.URLDecoder.decode(given.getRawUserInfo(), java.nio.charset.StandardCharsets.UTF_8);
+            // an API key given as well wins: it is the credential the user named explicitly
+            final boolean keyGiven = apiKeyEnv != null && System.getenv(apiKeyEnv) != null;
+            if (!keyGiven && h.keySet().stream().noneMatch(k -> k.equalsIgnoreCase("Authorization"))) {
+                h.put("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        userInfo.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            }
+            baseUrl = dev.goodput.config.Redact.withoutUserInfo(baseUrl);
         }
-        headers = Map.copyOf(headers);
+        if (targetId != null && targetId.contains("@")) {
+            targetId = targetId.substring(targetId.lastIndexOf('@') + 1);
+        }
+        final int q = baseUrl.indexOf('?');
+        String path = q < 0 ? baseUrl : baseUrl.substring(0, q);
+        if (path.endsWith("/")) {
+            path = path.substring(0, path.length() - 1);
+        }
+        baseUrl = q < 0 ? path : path + baseUrl.substring(q);
+        headers = Map.copyOf(h);
     }
 
+    private static URI parse(String url) {
+        try {
+            return URI.create(url);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--target " + dev.goodput.config.Redact.url(url) + " is not a URL");
+        }
+    }
+
+    /** The completions endpoint; a query in the base URL ({@code ?api-version=...}) stays after the path. */
     public URI endpoint() {
-        return URI.create(baseUrl + (chat ? "/chat/completions" : "/completions"));
+        final int q = baseUrl.indexOf('?');
+        final String path = (q < 0 ? baseUrl : baseUrl.substring(0, q)) + (chat ? "/chat/completions" : "/completions");
+        return URI.create(q < 0 ? path : path + baseUrl.substring(q));
+    }
+
+    /** The secrets this target sends (API key, credential headers): masked wherever a server echoes them. */
+    public java.util.List<String> secrets() {
+        final java.util.List<String> s = new java.util.ArrayList<>();
+        final String key = apiKey();
+        if (key != null && !key.isEmpty()) {
+            s.add(key);
+        }
+        headers.forEach((k, v) -> {
+            if (dev.goodput.config.Redact.secretHeader(k)) {
+                s.add(v);
+                final int space = v.indexOf(' ');
+                if (space > 0) {
+                    s.add(v.substring(space + 1));
+                }
+                if (v.startsWith("Basic ")) {
+                    try {
+                        final String decoded = new String(java.util.Base64.getDecoder().decode(v.substring(6)),
+                                java.nio.charset.StandardCharsets.UTF_8);
+                        s.add(decoded);
+                        if (decoded.indexOf(':') > 0) {
+                            s.add(decoded.substring(decoded.indexOf(':') + 1));
+                        }
+                    } catch (IllegalArgumentException notBase64) {
+                        // not ours to decode: the whole value is masked already
+                    }
+                }
+            }
+        });
+        return s;
     }
 
     /** The API key from the environment, or null. */
