@@ -136,6 +136,8 @@ public final class SinkCommand implements Callable<Integer> {
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1");
         p.put("auto.offset.reset", "earliest");
+        p.put(StreamsConfig.mainConsumerPrefix("group.instance.id"),
+                dev.goodput.config.ClientConfig.staticMemberId(applicationId, stateDir));
         p.putAll(client);
         p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 dev.goodput.failure.DeadLetterHandler.class.getName());

@@ -41,9 +41,11 @@ public final class StreamsApp {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), "10000");
         p.put(StreamsConfig.producerPrefix("linger.ms"), "5");
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), dev.goodput.config.ClientConfig.staticMemberId(applicationId, stateDir));
         p.putAll(user);
         return p;
     }
+
 
     /**
      * Checks the input topics exist and are co-partitioned (token and request events of one

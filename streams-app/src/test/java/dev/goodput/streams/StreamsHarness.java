@@ -129,10 +129,15 @@ final class StreamsHarness {
     }
 
     Process start(String appId, Path state, String registryUrl, Path dir, boolean slow) throws IOException {
-        final Path props = dir.resolve(appId + (slow ? "-slow" : "") + ".properties");
         // a slow first instance: small polls and short commits, so the kill lands mid-run
-        Files.writeString(props, (slow ? "max.poll.records=20\ncommit.interval.ms=100\n" : "commit.interval.ms=200\n")
-                + "session.timeout.ms=6000\nheartbeat.interval.ms=1000\n");
+        return start(appId, state, registryUrl, dir, (slow ? "max.poll.records=20\ncommit.interval.ms=100\n"
+                : "commit.interval.ms=200\n") + "session.timeout.ms=6000\nheartbeat.interval.ms=1000\n");
+    }
+
+    /** Starts the streams-app in a child JVM with these client properties (the defaults where empty). */
+    Process start(String appId, Path state, String registryUrl, Path dir, String properties) throws IOException {
+        final Path props = dir.resolve(appId + "-" + Integer.toHexString(properties.hashCode()) + ".properties");
+        Files.writeString(props, properties);
         final Path out = Path.of("target", appId + "-" + System.nanoTime() + ".log");
         final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx512m", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
