@@ -44,7 +44,7 @@ class RequestExecutionHttpTest {
     }
 
     private static SimServer sim(SimConfig c) {
-        return new SimServer(c, HttpFixtures.CORPUS, 0);
+        return new SimServer(c, HttpFixtures.CORPUS, 0, 100_000);
     }
 
     private static SimTrace trace(SimServer sim, String id) throws InterruptedException {

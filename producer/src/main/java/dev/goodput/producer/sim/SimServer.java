@@ -50,12 +50,29 @@ public final class SimServer implements AutoCloseable {
     private final Engine engine;
     private final MicroClock clock = MicroClock.system();
     private final ConcurrentLinkedQueue<SimTrace> traces = new ConcurrentLinkedQueue<>();
+    /** Traces kept at most (0: none); past it the oldest go, counted in {@link #tracesDropped()}. */
+    private final int traceCapacity;
+    private final java.util.concurrent.atomic.AtomicInteger traceCount = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong tracesDropped = new java.util.concurrent.atomic.AtomicLong();
     private final Thread loop;
     private volatile boolean running = true;
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(READ_BUFFER);
     private long nextId;
 
+    /** A simulator that keeps no traces: a long run's memory stays flat. */
     public SimServer(SimConfig config, Corpus corpus, int port) {
+        this(config, corpus, port, 0);
+    }
+
+    /**
+     * @param traceCapacity traces of finished requests kept for {@link #drainTraces()} and {@code GET
+     *                      /sim/trace}, at most (tests and benchmarks ask for them; 0 keeps none)
+     */
+    public SimServer(SimConfig config, Corpus corpus, int port, int traceCapacity) {
+        if (traceCapacity < 0) {
+            throw new IllegalArgumentException("trace capacity " + traceCapacity + " must be 0 or more");
+        }
+        this.traceCapacity = traceCapacity;
         try {
             this.selector = Selector.open();
             this.server = ServerSocketChannel.open();
@@ -85,13 +102,26 @@ public final class SimServer implements AutoCloseable {
         final List<SimTrace> out = new ArrayList<>();
         SimTrace t;
         while ((t = traces.poll()) != null) {
+            traceCount.decrementAndGet();
             out.add(t);
         }
         return out;
     }
 
+    /** Traces dropped because more than the capacity were waiting to be drained. */
+    public long tracesDropped() {
+        return tracesDropped.get();
+    }
+
     private void finished(SimTrace t) {
+        if (traceCapacity == 0) {
+            return;
+        }
         traces.add(t);
+        if (traceCount.incrementAndGet() > traceCapacity && traces.poll() != null) {
+            traceCount.decrementAndGet();
+            tracesDropped.incrementAndGet();
+        }
     }
 
     @Override
@@ -242,13 +272,13 @@ public final class SimServer implements AutoCloseable {
                         request = JSON.readTree(body);
                     } catch (IOException e) {
                         respond(400, json("{\"error\":{\"message\":\"body is not JSON\",\"type\":\"invalid_request_error\"}}"));
-                        traces.add(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, 400, "bad_request"));
+                        finished(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, 400, "bad_request"));
                         return;
                     }
                     if (!request.path("stream").asBoolean(false)) {
                         respond(400, json("{\"error\":{\"message\":\"the simulator serves stream=true only\","
                                 + "\"type\":\"invalid_request_error\"}}"));
-                        traces.add(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, 400, "bad_request"));
+                        finished(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, 400, "bad_request"));
                         return;
                     }
                     engine.submit(this, id, receivedUs, route.endsWith("chat/completions"), request);

@@ -34,7 +34,7 @@ class OverloadedGeneratorTest {
     @Test
     void reportedLatencyIncludesQueueingInsideTheGenerator() {
         final SimConfig sim = SimConfig.defaults().withStep(4_000, 0).withOutput(1, 0, 0.0);
-        try (SimServer server = new SimServer(sim, HttpFixtures.CORPUS, 0);
+        try (SimServer server = new SimServer(sim, HttpFixtures.CORPUS, 0, 100_000);
              StreamingClient oneConnection = new StreamingClient(1)) {
             final CollectingSink sink = new CollectingSink();
             // 40 req/s, each request ~8 x 4 ms = 32+ ms on the one connection: demand 1.3x capacity

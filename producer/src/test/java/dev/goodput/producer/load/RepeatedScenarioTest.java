@@ -26,7 +26,7 @@ class RepeatedScenarioTest {
 
     @Test
     void aRepeatedScenarioHasNewRequestIdsAndStaysCold() {
-        try (SimServer server = new SimServer(SimConfig.defaults().withStep(1_000, 0).withOutput(1, 0, 0.0), HttpFixtures.CORPUS, 0);
+        try (SimServer server = new SimServer(SimConfig.defaults().withStep(1_000, 0).withOutput(1, 0, 0.0), HttpFixtures.CORPUS, 0, 100_000);
              StreamingClient client = new StreamingClient(16)) {
             final CollectingSink sink = new CollectingSink();
             final LoadRun.Settings settings = new LoadRun.Settings(HttpFixtures.target(server.baseUrl()), HttpFixtures.RUN,
