@@ -96,6 +96,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--report-dir", defaultValue = ".goodput/reports", description = "Where the run's report bundle goes, in a folder named by the run id (default: ${DEFAULT-VALUE}).")
     Path reportDir;
 
+    /** Which part stopped the run on an error, and why; null while all are well. */
+    private final java.util.concurrent.atomic.AtomicReference<String> failedPart = new java.util.concurrent.atomic.AtomicReference<>();
+
     @Override
     public Integer call() throws InterruptedException {
         if (scenarioSeconds != null && !(scenarioSeconds > 0)) {
@@ -114,7 +117,7 @@ final class DemoCommand implements Callable<Integer> {
         final long t0 = System.nanoTime();
         final CountDownLatch stop = new CountDownLatch(1);
         final CountDownLatch finished = new CountDownLatch(1);
-        final java.util.concurrent.atomic.AtomicReference<String> failedPart = new java.util.concurrent.atomic.AtomicReference<>();
+        final java.util.concurrent.atomic.AtomicReference<String> failedPart = this.failedPart;
         // Ctrl-C: ask the run to stop, then hold the JVM open while it closes cleanly and writes its report
         final Thread hook = new Thread(() -> {
             stop.countDown();
@@ -203,8 +206,8 @@ final class DemoCommand implements Callable<Integer> {
             }
             writeReport(out, props, registry, runId, targetVersion);
             if (failedPart.get() != null) {
-                out.println("The " + failedPart.get() + ". If " + dataDir
-                        + " was written by an older Goodput, start clean with --fresh.");
+                out.println("The " + failedPart.get() + (failedPart.get().startsWith("load generator") ? "."
+                        : ". If " + dataDir + " was written by an older Goodput, start clean with --fresh."));
                 out.flush();
                 return Main.EXIT_FAILED;
             }
@@ -281,7 +284,7 @@ final class DemoCommand implements Callable<Integer> {
                 }
             }
         } catch (RuntimeException e) {
-            System.err.println("goodput: the load generator stopped: " + e.getMessage());
+            failedPart.compareAndSet(null, "load generator stopped: " + e.getMessage());
             stop.countDown();
         }
     }

@@ -73,6 +73,32 @@ public final class Topics {
     }
 
     /**
+     * Waits until every topic is described with a leader for each partition: a topic just created
+     * can be unknown for a moment to the broker a client asks next (a first start of the streams-app
+     * failed with UnknownTopicOrPartitionException describing topics it had just created).
+     */
+    static void awaitDescribed(Admin admin, List<String> names) throws InterruptedException, TimeoutException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Throwable last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                final var d = admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS);
+                if (d.values().stream().allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null))) {
+                    return;
+                }
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.RetriableException)) {
+                    throw new IllegalStateException("cannot describe topics " + names + ": " + e.getCause().getMessage(), e.getCause());
+                }
+                last = e.getCause();
+            }
+            Thread.sleep(100);
+        }
+        throw new TimeoutException("topics " + names + " were not described with leaders within 30 s"
+                + (last == null ? "" : " (" + last.getMessage() + ")"));
+    }
+
+    /**
      * Creates the topics that do not exist yet; existing topics are left as they are.
      *
      * @return names of the topics created
@@ -94,6 +120,7 @@ public final class Topics {
                     }
                 }
             }
+            awaitDescribed(admin, topics.stream().map(Topic::name).toList());
             return created;
         } catch (ExecutionException e) {
             throw new IllegalStateException("creating topics failed: " + e.getCause().getMessage(), e.getCause());
@@ -101,7 +128,7 @@ public final class Topics {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
         } catch (TimeoutException e) {
-            throw new IllegalStateException("Kafka did not answer within 30 s while creating topics", e);
+            throw new IllegalStateException("Kafka did not answer within 30 s while creating topics: " + e.getMessage(), e);
         }
     }
 }

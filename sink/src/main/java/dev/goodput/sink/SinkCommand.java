@@ -86,7 +86,9 @@ public final class SinkCommand implements Callable<Integer> {
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort);
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
         final CountDownLatch stop = new CountDownLatch(1);
+        final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("sink", client, registry);
         final Runnable close = () -> {
+            watch.close();
             if (files != null) {
                 files.close();
             }

@@ -85,8 +85,10 @@ public final class StreamsCommand implements Callable<Integer> {
         final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),
                 StreamsApp.streamsProperties(client, applicationId, stateDir), reset, coalesceTokens, failures);
+        final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("streams-app", client, registry);
         final CountDownLatch stop = new CountDownLatch(1);
         final Thread hook = new Thread(() -> {
+            watch.close();
             StreamsApp.close(streams);
             stop.countDown();
         }, "goodput-streams-shutdown");
@@ -98,7 +100,10 @@ public final class StreamsCommand implements Callable<Integer> {
             return 0;
         }
         System.err.println("goodput: the streams-app stopped: " + failures.reason());
-        Lifecycle.closeWithoutHook(hook, () -> StreamsApp.close(streams));
+        Lifecycle.closeWithoutHook(hook, () -> {
+            watch.close();
+            StreamsApp.close(streams);
+        });
         return 1;
     }
 

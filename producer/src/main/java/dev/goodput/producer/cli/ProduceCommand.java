@@ -228,7 +228,8 @@ public final class ProduceCommand implements Callable<Integer> {
             out.println("run " + run + ", generator " + gen + ", contract " + contract.id() + ", target " + t.endpoint());
             final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
             Thread hook = null;
-            try (Generator g = new Generator(client(priority),
+            try (dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("produce", props, registry);
+                 Generator g = new Generator(client(priority),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                             publishBuffer), out)) {
                 // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event
