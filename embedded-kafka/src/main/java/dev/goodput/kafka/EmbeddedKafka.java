@@ -167,6 +167,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         return "127.0.0.1:" + brokerPort;
     }
 
+    /** The KRaft controller listener's port. */
+    public int controllerPort() {
+        return controllerPort;
+    }
+
     /** The folder that holds the broker's log. */
     public Path dataDir() {
         return dataDir;

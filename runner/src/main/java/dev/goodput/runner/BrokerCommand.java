@@ -23,10 +23,10 @@ final class BrokerCommand implements Callable<Integer> {
     @Option(names = "--data-dir", defaultValue = ".goodput/broker", description = "Broker data, kept between starts (default: ${DEFAULT-VALUE}).")
     Path dataDir;
 
-    @Option(names = "--port", defaultValue = "9092", description = "Client (PLAINTEXT) port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--port", defaultValue = "9092", description = "Client (PLAINTEXT) port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--controller-port", defaultValue = "9093", description = "KRaft controller port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--controller-port", defaultValue = "9093", description = "KRaft controller port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int controllerPort;
 
     @Option(names = "--create-topics", negatable = true, defaultValue = "true", fallbackValue = "true",
@@ -35,9 +35,9 @@ final class BrokerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        if (port <= 0 || port > 65_535 || controllerPort <= 0 || controllerPort > 65_535 || port == controllerPort) {
+        if (port < 0 || port > 65_535 || controllerPort < 0 || controllerPort > 65_535 || port == controllerPort && port != 0) {
             throw new StartupException("--port " + port + " and --controller-port " + controllerPort
-                    + ": two different ports from 1 to 65535", Main.EXIT_REFUSED, null);
+                    + ": two different ports from 1 to 65535 (0: any free port)", Main.EXIT_REFUSED, null);
         }
         final EmbeddedKafka kafka;
         try {
@@ -56,7 +56,7 @@ final class BrokerCommand implements Callable<Integer> {
                 Topics.createMissing(admin, Topics.ALL, (short) 1);
             }
         }
-        System.out.println("broker ready at " + kafka.bootstrapServers() + " in " + kafka.lastStartTime().toMillis()
+        System.out.println("broker ready at " + kafka.bootstrapServers() + " (controller port " + kafka.controllerPort() + ") in " + kafka.lastStartTime().toMillis()
                 + " ms (data " + dataDir + ", kept); Ctrl-C to stop");
         System.out.flush();
         stopped.await();

@@ -30,7 +30,10 @@ final class ChildCli implements AutoCloseable {
     /** The same with extra environment variables (an API key, GOODPUT_* overrides). */
     static ChildCli start(java.util.Map<String, String> env, String... args) throws IOException {
         final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-                "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
+                "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput",
+                // the logging a user's terminal gets, not the tests' own
+                "-Dlog4j2.configurationFile=" + Path.of("target", "classes", "log4j2.xml").toAbsolutePath(),
+                "-Dgoodput.broker.log=" + Path.of("target", "child-broker.log").toAbsolutePath(), "-cp", System.getProperty("java.class.path"),
                 Main.class.getName()));
         cmd.addAll(List.of(args));
         final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
@@ -48,6 +51,25 @@ final class ChildCli implements AutoCloseable {
             }
         }
         throw new AssertionError("no line starting with '" + prefix + "' before the process ended:\n" + output());
+    }
+
+    /** Reads output until a line contains {@code text} and returns it; fails if the process ends first. */
+    String awaitContaining(String text) throws IOException {
+        String line;
+        while ((line = out.readLine()) != null) {
+            lines.add(line);
+            if (line.contains(text)) {
+                return line;
+            }
+        }
+        throw new AssertionError("no line containing '" + text + "' before the process ended:\n" + output());
+    }
+
+    /** Sends SIGTERM, as a service manager stops a process, and waits for the exit. */
+    int terminateAndWait() throws Exception {
+        // kill(1), not Process.destroy(), which also closes the output this reads
+        assertThat(new ProcessBuilder("kill", "-TERM", Long.toString(process.pid())).start().waitFor()).isZero();
+        return waitForExit();
     }
 
     /** Sends SIGINT, what Ctrl-C sends, then reads the rest of the output and waits for the exit. */

@@ -75,8 +75,12 @@ public final class ConnectionWatch implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "no answer within 6 s";
         } catch (Exception e) {
-            return e.getCause() != null ? e.getCause().getClass().getSimpleName() : e.getClass().getSimpleName();
+            final Throwable c = e.getCause() != null ? e.getCause() : e;
+            return c instanceof org.apache.kafka.common.errors.TimeoutException ? "no answer within 5 s"
+                    : c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
         }
     }
 
@@ -94,6 +98,9 @@ public final class ConnectionWatch implements AutoCloseable {
         private long since = -1;
 
         void observe(String problem, String what) {
+            if (!running) {
+                return; // closing: a check cut short is not an outage
+            }
             if (problem != null && since < 0) {
                 since = System.nanoTime();
                 LOG.warn("{}: lost {} ({}); retrying", who, what, problem);

@@ -76,7 +76,9 @@ public final class StreamsApp {
     /** The Streams properties that send one record's processing error to the app's DLQ ({@link DeadLetterHandler}). */
     public static Map<String, String> recordFailureProperties(dev.goodput.streams.StreamsConfig c) {
         return Map.of(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class.getName(),
-                DeadLetterHandler.DLQ_TOPIC_CONFIG, c.topics().dlq());
+                DeadLetterHandler.DLQ_TOPIC_CONFIG, c.topics().dlq(),
+                // no global stores here; said so that Kafka Streams does not warn at every start
+                "processing.exception.handler.global.enabled", "true");
     }
 
     /** Builds and starts the app, token events coalesced; the caller closes it. */
