@@ -43,26 +43,23 @@ final class ChildCli implements AutoCloseable {
 
     /** Reads output until a line starts with {@code prefix} and returns it; fails if the process ends first. */
     String awaitLine(String prefix) throws IOException {
-        String line;
-        while ((line = out.readLine()) != null) {
-            lines.add(line);
-            if (line.startsWith(prefix)) {
-                return line;
-            }
-        }
-        throw new AssertionError("no line starting with '" + prefix + "' before the process ended:\n" + output());
+        return await(l -> l.startsWith(prefix), "starting with '" + prefix + "'");
     }
 
     /** Reads output until a line contains {@code text} and returns it; fails if the process ends first. */
     String awaitContaining(String text) throws IOException {
+        return await(l -> l.contains(text), "containing '" + text + "'");
+    }
+
+    private String await(java.util.function.Predicate<String> wanted, String what) throws IOException {
         String line;
         while ((line = out.readLine()) != null) {
             lines.add(line);
-            if (line.contains(text)) {
+            if (wanted.test(line)) {
                 return line;
             }
         }
-        throw new AssertionError("no line containing '" + text + "' before the process ended:\n" + output());
+        throw new AssertionError("no line " + what + " before the process ended:\n" + output());
     }
 
     /** Sends SIGTERM, as a service manager stops a process, and waits for the exit. */

@@ -159,7 +159,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
         return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
     }
 
-    private static TreeMap<Long, byte[]> decodeVersions(byte[] b) {
+    static TreeMap<Long, byte[]> decodeVersions(byte[] b) {
         final TreeMap<Long, byte[]> v = new TreeMap<>();
         if (b == null) {
             return v;
