@@ -73,6 +73,7 @@ public final class Bundle {
         final Provenance p = r.provenance();
         m.put("run_id", r.run().runId());
         m.put("replay_id", r.run().replayId());
+        m.put("skipped_records", r.run().skipped());
         m.put("contract_id", r.contract().id());
         m.put("corpus_sha256", r.contract().corpus().sha256());
         m.put("created_at", p.createdAt().toString());

@@ -41,7 +41,8 @@ public final class ConventionReplay {
 
     /** Why the conventions' numbers differ, counted on the scenario's successful requests. */
     public record Reasons(long ok, double meanLatenessUs, long maxLatenessUs, long textlessFirstChoice, double meanTextlessLeadUs,
-                          long oneToken, long sloPassQualityFail, long multiTokenChunks) {
+                          long oneToken, long sloPassQualityFail, long multiTokenChunks, long requestsBeyondChunks,
+                          long tokensBeyondChunks) {
     }
 
     /** A scenario: its measured duration, its results by convention, and the reasons. */
@@ -128,6 +129,8 @@ public final class ConventionReplay {
         long oneToken = 0;
         long qualityOnly = 0;
         long multi = 0;
+        long beyondRequests = 0;
+        long beyondTokens = 0;
         for (Conventions.Tool tool : Conventions.Tool.values()) {
             final Map<String, List<Double>> samples = new LinkedHashMap<>();
             METRICS.forEach(m -> samples.put(m, new ArrayList<>()));
@@ -163,6 +166,12 @@ public final class ConventionReplay {
                         qualityOnly++;
                     }
                     multi += multiToken.getOrDefault(r.getRequestId(), 0);
+                    // without per-chunk usage every chunk counts 1 token; the server's usage still tells
+                    // when chunks carried several, which is where TPOT and per-chunk ITL part
+                    if (r.getOutputTokens() > r.getContentChunks()) {
+                        beyondRequests++;
+                        beyondTokens += r.getOutputTokens() - r.getContentChunks();
+                    }
                 }
             }
             final Map<String, Stat> stats = new LinkedHashMap<>();
@@ -170,7 +179,8 @@ public final class ConventionReplay {
             results.put(tool, new Result(requests.size(), ok.size(), good, durationS <= 0 ? 0 : good / durationS, stats));
         }
         return new Scenario(id, durationS, results, new Reasons(ok.size(), ok.isEmpty() ? 0 : (double) latenessSum / ok.size(),
-                latenessMax, textless, textless == 0 ? 0 : (double) leadSum / textless, oneToken, qualityOnly, multi));
+                latenessMax, textless, textless == 0 ? 0 : (double) leadSum / textless, oneToken, qualityOnly, multi,
+                beyondRequests, beyondTokens));
     }
 
     /** Mean, median and p99 of one metric: HdrHistogram for Goodput, numpy's linear interpolation for the tools. */
@@ -250,7 +260,9 @@ public final class ConventionReplay {
                 + "wait for content", r.textlessFirstChoice(), r.ok(), r.meanTextlessLeadUs() / 1000));
         out.add(String.format(Locale.ROOT, "one-token requests: %d; no TPOT for any of the three; for goodput vLLM counts their TPOT as 0, "
                 + "AIPerf counts them not good under a TPOT (ITL) objective, Goodput judges them on TTFT and E2E only", r.oneToken()));
-        out.add(String.format(Locale.ROOT, "multi-token chunks: %d; TPOT divides by tokens, per-chunk ITL does not", r.multiTokenChunks()));
+        out.add(String.format(Locale.ROOT, "multi-token chunks: %d counted per chunk (continuous usage); %d requests reported more "
+                + "output tokens than content chunks, %d tokens more in all; TPOT divides by tokens, per-chunk ITL does not",
+                r.multiTokenChunks(), r.requestsBeyondChunks(), r.tokensBeyondChunks()));
         out.add(String.format(Locale.ROOT, "quality: %d requests met every objective but failed the quality floor: good for the tools, "
                 + "not for Goodput", r.sloPassQualityFail()));
         out.add("percentiles: Goodput reads HdrHistograms (3 significant digits; the smallest value with at least p% of samples at "

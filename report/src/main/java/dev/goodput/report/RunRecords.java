@@ -28,24 +28,29 @@ import dev.goodput.topics.Topics;
  *                when the window has not closed
  * @param costs   the per-window cost records of those windows
  * @param prices  every price version of the price keys the windows name
+ * @param skipped records that could not be read back, by "topic (reason)": the report states them
  */
 public record RunRecords(String runId, String replayId, List<RunSummary> runs, List<RequestEvent> requests,
                          List<RequestVerdict> verdicts, List<WindowStats> windows, List<CostRecord> costs,
-                         List<GpuPrice> prices) {
+                         List<GpuPrice> prices, Map<String, Long> skipped) {
 
     /** Reads the run from the cluster; {@code runId} null means the run that ended last; {@code replayId} null means the live results. */
     public static RunRecords load(Properties client, SchemaRegistryClient registry, String runId, String replayId) {
         final String suffix = replayId == null ? "" : "." + replayId;
-        final List<RunSummary> runs = TopicSnapshot.read(client, Topics.RUNS.name(), new AvroDeserializer<>(registry, RunSummary.class));
+        final TopicSnapshot.Skipped skipped = new TopicSnapshot.Skipped();
+        final List<RunSummary> runs = TopicSnapshot.read(client, Topics.RUNS.name(), new AvroDeserializer<>(registry, RunSummary.class),
+                skipped);
         final String id = runId != null ? runId : runs.stream().max(Comparator.comparing(RunSummary::getEndedUs))
                 .map(RunSummary::getRunId).orElseThrow(() -> new IllegalStateException(
                         "no run on " + Topics.RUNS.name() + ": run the generator first, or pass --run-id"));
-        return select(id, replayId, runs,
-                TopicSnapshot.read(client, Topics.REQUESTS.name(), new AvroDeserializer<>(registry, RequestEvent.class)),
-                TopicSnapshot.read(client, Topics.VERDICTS.name() + suffix, new AvroDeserializer<>(registry, RequestVerdict.class)),
-                TopicSnapshot.read(client, Topics.WINDOW_STATS.name() + suffix, new AvroDeserializer<>(registry, WindowStats.class)),
-                TopicSnapshot.read(client, Topics.COST.name() + suffix, new AvroDeserializer<>(registry, CostRecord.class)),
-                TopicSnapshot.read(client, Topics.PRICES.name() + suffix, new AvroDeserializer<>(registry, GpuPrice.class)));
+        final RunRecords r = select(id, replayId, runs,
+                TopicSnapshot.read(client, Topics.REQUESTS.name(), new AvroDeserializer<>(registry, RequestEvent.class), skipped),
+                TopicSnapshot.read(client, Topics.VERDICTS.name() + suffix, new AvroDeserializer<>(registry, RequestVerdict.class), skipped),
+                TopicSnapshot.read(client, Topics.WINDOW_STATS.name() + suffix, new AvroDeserializer<>(registry, WindowStats.class), skipped),
+                TopicSnapshot.read(client, Topics.COST.name() + suffix, new AvroDeserializer<>(registry, CostRecord.class), skipped),
+                TopicSnapshot.read(client, Topics.PRICES.name() + suffix, new AvroDeserializer<>(registry, GpuPrice.class), skipped));
+        return new RunRecords(r.runId(), r.replayId(), r.runs(), r.requests(), r.verdicts(), r.windows(), r.costs(), r.prices(),
+                skipped.counts());
     }
 
     /**
@@ -88,7 +93,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 allRequests.stream().filter(r -> r.getRunId().equals(runId)).collect(Collectors.toList()),
                 allVerdicts.stream().filter(v -> v.getRunId().equals(runId)).collect(Collectors.toList()),
                 sorted, new ArrayList<>(costs.values()),
-                allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()));
+                allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()), Map.of());
     }
 
     /** The scenarios of the run in the order they first ran. */

@@ -27,10 +27,36 @@ public final class TopicSnapshot {
     private TopicSnapshot() {
     }
 
+    /**
+     * Records that could not be read back (an unknown schema id, bytes that are not the wire
+     * format), counted by topic and reason: a report says what it skipped instead of failing whole
+     * on one record the streams-app had already sent to the DLQ.
+     */
+    public static final class Skipped {
+        private final Map<String, Long> counts = new java.util.TreeMap<>();
+
+        synchronized void add(String topic, RuntimeException e) {
+            final String reason = e instanceof dev.goodput.serde.WireFormatException w
+                    ? w.reason().name().toLowerCase(java.util.Locale.ROOT) : e.getClass().getSimpleName();
+            counts.merge(topic + " (" + reason + ")", 1L, Long::sum);
+        }
+
+        /** "topic (reason)" to how many, in name order; empty when nothing was skipped. */
+        public synchronized Map<String, Long> counts() {
+            return Map.copyOf(counts);
+        }
+    }
+
     /** The values of every record in {@code topic}, in partition then offset order; a missing topic reads as empty. */
     public static <V> List<V> read(Properties client, String topic, Deserializer<V> values) {
+        return read(client, topic, values, null);
+    }
+
+    /** The same, a record that cannot be read counted in {@code skipped} and passed over (null: it fails the read). */
+    public static <V> List<V> read(Properties client, String topic, Deserializer<V> values, Skipped skipped) {
         final Map<Integer, List<V>> byPartition = new java.util.TreeMap<>();
-        forEach(client, topic, values, (v, partition) -> byPartition.computeIfAbsent(partition, k -> new ArrayList<>()).add(v));
+        forEach(client, topic, values, (v, partition) -> byPartition.computeIfAbsent(partition, k -> new ArrayList<>()).add(v),
+                skipped);
         final List<V> out = new ArrayList<>();
         byPartition.values().forEach(out::addAll);
         return out;
@@ -42,6 +68,12 @@ public final class TopicSnapshot {
      */
     public static <V> void forEach(Properties client, String topic, Deserializer<V> values,
                                    java.util.function.ObjIntConsumer<V> each) {
+        forEach(client, topic, values, each, null);
+    }
+
+    /** The same, a record that cannot be read counted in {@code skipped} and passed over (null: it fails the read). */
+    public static <V> void forEach(Properties client, String topic, Deserializer<V> values,
+                                   java.util.function.ObjIntConsumer<V> each, Skipped skipped) {
         final Properties p = new Properties();
         p.putAll(client);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -65,7 +97,19 @@ public final class TopicSnapshot {
                 }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(POLL)) {
                     if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
-                        each.accept(values.deserialize(r.topic(), r.headers(), r.value()), r.partition());
+                        final V v;
+                        try {
+                            v = values.deserialize(r.topic(), r.headers(), r.value());
+                        } catch (RuntimeException e) {
+                            if (skipped == null) {
+                                throw e;
+                            }
+                            skipped.add(r.topic(), e);
+                            continue;
+                        }
+                        if (v != null) {
+                            each.accept(v, r.partition());
+                        }
                     }
                 }
             }

@@ -21,12 +21,18 @@ import dev.goodput.registry.SchemaRegistryClient;
  * Appends every final window record and every cost record (committed only) to JSON-lines and CSV
  * files in a folder: window-stats.jsonl/.csv and cost.jsonl/.csv, one flat row per record, times
  * in ISO-8601 and latencies in microseconds.
+ *
+ * <p>Each record is written once, by key (contract, scenario, window start; and the span for cost):
+ * the follower reads the topics from the start at every start, and the keys already in the JSON-lines
+ * files are skipped, so a restarted export neither writes a row twice nor misses one (it used to
+ * append everything again, and a sum over cost.csv came out wrong).
  */
 public final class FileExporter implements AutoCloseable {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ResultsFollower follower;
+    private final java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
 
     public FileExporter(java.util.Properties client, SchemaRegistryClient registry, String windowTopic, String costTopic, Path dir) {
         try {
@@ -34,8 +40,8 @@ public final class FileExporter implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + dir, e);
         }
-        final Sink windowFiles = new Sink(dir, "window-stats");
-        final Sink costFiles = new Sink(dir, "cost");
+        final Sink windowFiles = new Sink(dir, "window-stats", FileExporter::windowKey);
+        final Sink costFiles = new Sink(dir, "cost", FileExporter::costKey);
         this.follower = new ResultsFollower(client, registry, windowTopic, costTopic, "goodput-files", false,
                 new ResultsFollower.Listener() {
                     @Override
@@ -43,11 +49,13 @@ public final class FileExporter implements AutoCloseable {
                         if (w.getIsFinal()) {
                             windowFiles.write(row(w));
                         }
+                        seen.incrementAndGet();
                     }
 
                     @Override
                     public void onCost(CostRecord c) {
                         costFiles.write(row(c));
+                        seen.incrementAndGet();
                     }
 
                     @Override
@@ -62,6 +70,19 @@ public final class FileExporter implements AutoCloseable {
                         costFiles.close();
                     }
                 });
+    }
+
+    /** Window and cost records read so far, written or skipped as already there (tests wait on it). */
+    public long recordsSeen() {
+        return seen.get();
+    }
+
+    static String windowKey(Map<String, Object> row) {
+        return row.get("contract_id") + "|" + row.get("scenario_id") + "|" + row.get("window_start");
+    }
+
+    static String costKey(Map<String, Object> row) {
+        return row.get("contract_id") + "|" + row.get("scenario_id") + "|" + row.get("span") + "|" + row.get("window_start");
     }
 
     static Map<String, Object> row(WindowStats w) {
@@ -123,13 +144,32 @@ public final class FileExporter implements AutoCloseable {
         follower.close();
     }
 
-    /** A JSON-lines file and a CSV file (header written with the first row) for one record kind. */
+    /** A JSON-lines file and a CSV file (header written with the first row) for one record kind, each key once. */
     private static final class Sink {
         private final BufferedWriter jsonl;
         private final BufferedWriter csv;
+        private final java.util.function.Function<Map<String, Object>, String> key;
+        private final java.util.Set<String> written = new java.util.HashSet<>();
         private boolean header;
 
-        Sink(Path dir, String name) {
+        Sink(Path dir, String name, java.util.function.Function<Map<String, Object>, String> key) {
+            this.key = key;
+            final Path jsonlPath = dir.resolve(name + ".jsonl");
+            try {
+                dropCutLine(jsonlPath);
+                dropCutLine(dir.resolve(name + ".csv"));
+                if (Files.exists(jsonlPath)) {
+                    for (String line : Files.readAllLines(jsonlPath, StandardCharsets.UTF_8)) {
+                        if (!line.isBlank()) {
+                            @SuppressWarnings("unchecked")
+                            final Map<String, Object> row = JSON.readValue(line, Map.class);
+                            written.add(key.apply(row));
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot read the export file " + jsonlPath, e);
+            }
             try {
                 jsonl = Files.newBufferedWriter(dir.resolve(name + ".jsonl"), StandardCharsets.UTF_8,
                         StandardOpenOption.CREATE, StandardOpenOption.APPEND);
@@ -142,7 +182,31 @@ public final class FileExporter implements AutoCloseable {
             }
         }
 
+        /** A line a crash cut short (no newline at the end) is removed: its row is written again, whole. */
+        private static void dropCutLine(Path file) throws IOException {
+            if (!Files.exists(file) || Files.size(file) == 0) {
+                return;
+            }
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                long end = ch.size();
+                final java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+                while (end > 0) {
+                    one.clear();
+                    ch.read(one, end - 1);
+                    if (one.get(0) == '\n') {
+                        break;
+                    }
+                    end--;
+                }
+                ch.truncate(end);
+            }
+        }
+
         void write(Map<String, Object> row) {
+            if (!written.add(key.apply(row))) {
+                return;
+            }
             try {
                 jsonl.write(JSON.writeValueAsString(row));
                 jsonl.newLine();

@@ -97,6 +97,11 @@ public final class LoadRun {
                 break;
             }
             if (t >= endUs || (s.numRequests() != null && seq >= s.numRequests()) || t == Long.MAX_VALUE) {
+                if (t >= endUs && endUs != Long.MAX_VALUE) {
+                    // the scenario lasts its stated time even when no send falls near its end: at 0.001 req/s
+                    // it used to end at once, and the demo looped its matrix at tens of requests a second
+                    waitForEnd(endUs, failure);
+                }
                 break;
             }
             final RequestSpec spec = spec(seq++, t, t < warmupEndUs);
@@ -168,6 +173,15 @@ public final class LoadRun {
         final String prompt = Prompts.build(entry.prompt(), s.scenario().promptTokens(), prefixSeed);
         return new RequestSpec(idPrefix + seq, s.scenario().id(), prompt,
                 Prompts.countTokens(prompt), entry.expected(), s.scenario().outputTokens(), intendedUs, warmup);
+    }
+
+    /** Waits until {@code endUs} on this clock, or until the run is stopped. */
+    private void waitForEnd(long endUs, Supplier<String> failure) {
+        final long target = clock.toNanoTime(endUs);
+        long remaining;
+        while ((remaining = target - System.nanoTime()) > 0 && failure.get() == null && !Thread.currentThread().isInterrupted()) {
+            LockSupport.parkNanos(Math.min(remaining, 50_000_000L));
+        }
     }
 
     private void waitUntil(long intendedUs) {
