@@ -79,6 +79,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private final FastTokenReader fast;
     private final Map<String, byte[]> contractIdBytes = new java.util.HashMap<>();
     private final byte[] selectedRun;
+    /** Chunks a request may have ({@link EventChecks#maxChunks}). */
+    private final int maxChunks;
 
     RequestAssembler(StreamsConfig config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
                      FastTokenReader fast) {
@@ -89,6 +91,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         this.selectedRun = config.selection().runId() == null ? null
                 : config.selection().runId().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         config.contracts().keySet().forEach(id -> contractIdBytes.put(id, id.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+        this.maxChunks = EventChecks.maxChunks(config.contracts().values());
     }
 
     @Override
@@ -231,6 +234,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(record, "unknown_contract", "contract " + t.getContractId() + " is not one this app was started with");
             return;
         }
+        final EventChecks.Problem bad = EventChecks.chunkIndex(t.getChunkIndex(), maxChunks);
+        if (bad != null) {
+            deadLetter(record, bad.reason(), bad.message());
+            return;
+        }
         final long arrival = micros(t.getArrivalTimeUs());
         advanceTokens(arrival);
         RequestState s = inflight.get(t.getRequestId());
@@ -256,6 +264,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     /** The same as the Avro path below, on fields read in place (no record built, no strings unless new). */
     private void onFastToken(String id) {
         if (fast.warmup || selectedRun != null && !fast.runIs(selectedRun)) {
+            return;
+        }
+        final EventChecks.Problem bad = EventChecks.chunkIndex(fast.chunkIndex, maxChunks);
+        if (bad != null) {
+            deadLetter(currentRecord(), bad.reason(), bad.message());
             return;
         }
         RequestState s = inflight.get(id);
@@ -315,6 +328,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         if (!config.contracts().containsKey(r.getContractId())) {
             deadLetter(record, "unknown_contract", "contract " + r.getContractId() + " is not one this app was started with");
+            forget(id);
+            return;
+        }
+        final EventChecks.Problem bad = EventChecks.request(r, maxChunks);
+        if (bad != null) {
+            deadLetter(record, bad.reason(), bad.message());
             forget(id);
             return;
         }

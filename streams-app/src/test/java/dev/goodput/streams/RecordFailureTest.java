@@ -16,9 +16,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * One record whose processing throws is refused to the DLQ with its reason and original bytes,
- * and the app goes on: it used to fail the thread, whose replacement failed on the same record,
- * forever. The same whether token events come alone or coalesced into batches.
+ * One bad record is refused to the DLQ with its reason and original bytes, and the app goes on: it
+ * used to fail the thread, whose replacement failed on the same record, forever. Impossible values
+ * are refused at the door; an exception that escapes anyway is caught by the processing handler.
  */
 class RecordFailureTest {
 
@@ -27,24 +27,64 @@ class RecordFailureTest {
 
     @ParameterizedTest(name = "batch size {0}")
     @ValueSource(ints = {0, 4})
-    void aRecordThatThrowsGoesToTheDlqAndTheRestGoOn(int batch) {
+    void chunkIndicesOutOfRangeAreRefusedAtTheDoorAndTheRestGoOn(int batch) {
         try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batch)) {
             final long i = T0 + S;
-            final TokenEvent bad = TokenEvent.newBuilder().setContractId(Fixture.CONTRACT.id()).setRunId("run")
-                    .setScenarioId("s1").setRequestId("bad").setChunkIndex(-1).setKind(ChunkKind.ANSWER).setTokens(1)
-                    .setArrivalTimeUs(Fixture.at(i + 10 * MS)).setWarmup(false).build();
-            final byte[] badBytes = f.serdes.value(TokenEvent.class).serializer().serialize(f.config.topics().tokens(), bad);
-            f.rawToken("bad", badBytes, (i + 10 * MS) / 1000);
+            final java.util.List<byte[]> bad = new java.util.ArrayList<>();
+            // -1 failed the task with ArrayIndexOutOfBounds; two billion sized the request's state until the heap ran out
+            for (int index : new int[] {-1, 2_000_000_000}) {
+                final TokenEvent t = TokenEvent.newBuilder().setContractId(Fixture.CONTRACT.id()).setRunId("run")
+                        .setScenarioId("s1").setRequestId("bad" + index).setChunkIndex(index).setKind(ChunkKind.ANSWER).setTokens(1)
+                        .setArrivalTimeUs(Fixture.at(i + 10 * MS)).setWarmup(false).build();
+                bad.add(f.serdes.value(TokenEvent.class).serializer().serialize(f.config.topics().tokens(), t));
+                f.rawToken("bad" + index, bad.get(bad.size() - 1), (i + 10 * MS) / 1000);
+            }
             f.okRequest("good", i, i + 100 * MS, i + 120 * MS);
             f.flushTokens();
 
             assertThat(f.verdicts.readValuesToList()).extracting(v -> v.getRequestId().toString()).containsExactly("good");
             final List<TestRecord<String, byte[]>> dead = f.dlq.readRecordsToList();
+            assertThat(dead).extracting(TestRecord::value).containsExactly(bad.get(0), bad.get(1));
+            assertThat(dead).allSatisfy(d -> assertThat(DeadLetters.header(d.headers(), DeadLetters.REASON))
+                    .isEqualTo("chunk_index_out_of_range"));
+        }
+    }
+
+    /**
+     * Any processor's exception on one record, with the streams-app's failure properties: the record
+     * goes to the DLQ as processing_error with its original bytes, and the next one is processed.
+     */
+    @Test
+    void aRecordWhoseProcessingThrowsGoesToTheDlqAndTheNextIsProcessed() {
+        final StreamsConfig config = StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
+        final org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
+        b.stream("in", org.apache.kafka.streams.kstream.Consumed.with(org.apache.kafka.common.serialization.Serdes.String(),
+                        org.apache.kafka.common.serialization.Serdes.String()))
+                .mapValues(v -> {
+                    if (v.equals("boom")) {
+                        throw new IllegalStateException("cannot handle " + v);
+                    }
+                    return v.toUpperCase(java.util.Locale.ROOT);
+                }, org.apache.kafka.streams.kstream.Named.as("may-throw"))
+                .to("out", org.apache.kafka.streams.kstream.Produced.with(org.apache.kafka.common.serialization.Serdes.String(),
+                        org.apache.kafka.common.serialization.Serdes.String()));
+        final java.util.Properties p = new java.util.Properties();
+        p.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG, "handler-test");
+        p.put(org.apache.kafka.streams.StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.putAll(StreamsApp.recordFailureProperties(config));
+        try (org.apache.kafka.streams.TopologyTestDriver d = new org.apache.kafka.streams.TopologyTestDriver(b.build(), p)) {
+            final var in = d.createInputTopic("in", new org.apache.kafka.common.serialization.StringSerializer(),
+                    new org.apache.kafka.common.serialization.StringSerializer());
+            in.pipeInput("k1", "boom");
+            in.pipeInput("k2", "fine");
+            assertThat(d.createOutputTopic("out", new org.apache.kafka.common.serialization.StringDeserializer(),
+                    new org.apache.kafka.common.serialization.StringDeserializer()).readValuesToList()).containsExactly("FINE");
+            final var dead = d.createOutputTopic(config.topics().dlq(), new org.apache.kafka.common.serialization.StringDeserializer(),
+                    new org.apache.kafka.common.serialization.ByteArrayDeserializer()).readRecordsToList();
             assertThat(dead).hasSize(1);
-            assertThat(dead.get(0).key()).isEqualTo("bad");
-            assertThat(dead.get(0).value()).isEqualTo(badBytes);
+            assertThat(new String(dead.get(0).value(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("boom");
             assertThat(DeadLetters.header(dead.get(0).headers(), DeadLetters.REASON)).isEqualTo(DeadLetterHandler.REASON);
-            assertThat(DeadLetters.header(dead.get(0).headers(), DeadLetters.MESSAGE)).contains("Exception");
+            assertThat(DeadLetters.header(dead.get(0).headers(), DeadLetters.MESSAGE)).isEqualTo("IllegalStateException: cannot handle boom");
         }
     }
 

@@ -1,0 +1,76 @@
+package dev.goodput.streams;
+
+import java.time.Instant;
+import java.util.Collection;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.contract.Contract;
+
+/**
+ * The checks a raw event passes at the door of the streams-app, before it touches any state: an
+ * event that fails one goes to the DLQ with the reason named here, instead of stopping the app
+ * (a chunk index of -1 or two billion did) or yielding a negative or 56-year TTFT.
+ */
+final class EventChecks {
+
+    /** A refusal: the DLQ reason and the one-line message. */
+    record Problem(String reason, String message) {
+    }
+
+    private EventChecks() {
+    }
+
+    /**
+     * The most chunks a request may have: twice the largest output cap of the contracts, plus 16. A
+     * chunk carries at least one token, so a server that obeys the cap stays well inside; the slack
+     * leaves room for one that overshoots it, and the bound keeps a corrupt index from sizing state.
+     */
+    static int maxChunks(Collection<Contract> contracts) {
+        final int cap = contracts.stream().mapToInt(Contract::outputCapTokens).max().orElse(0);
+        return (int) Math.min(Integer.MAX_VALUE / 4, 2L * cap + 16);
+    }
+
+    /** Why a token event's chunk index cannot be used, or null. */
+    static Problem chunkIndex(int index, int maxChunks) {
+        if (index < 0 || index >= maxChunks) {
+            return new Problem("chunk_index_out_of_range", "chunk_index " + index + " is outside 0.." + (maxChunks - 1)
+                    + " (twice the contracts' output cap)");
+        }
+        return null;
+    }
+
+    /** Why a request event's times or counts are impossible, or null. */
+    static Problem request(RequestEvent r, int maxChunks) {
+        final long intended = micros(r.getIntendedSendTimeUs());
+        final long completion = micros(r.getCompletionTimeUs());
+        if (r.getContentChunks() < 0 || r.getContentChunks() > maxChunks) {
+            return new Problem("content_chunks_out_of_range", "content_chunks " + r.getContentChunks() + " is outside 0.." + maxChunks);
+        }
+        if (completion < intended) {
+            return new Problem("completed_before_send", "completed " + (intended - completion) + " us before its intended send");
+        }
+        if (completion - intended > Histograms.MAX_REQUEST_LATENCY_US) {
+            return new Problem("duration_out_of_range", "took " + (completion - intended) / 1_000_000 + " s from intended send to "
+                    + "completion, more than the " + Histograms.MAX_REQUEST_LATENCY_US / 1_000_000 + " s any latency here can hold");
+        }
+        if (r.getStatus() == RequestStatus.OK && r.getFirstChunkTimeUs() != null && r.getLastChunkTimeUs() != null) {
+            final long first = micros(r.getFirstChunkTimeUs());
+            final long last = micros(r.getLastChunkTimeUs());
+            if (first < intended) {
+                return new Problem("first_chunk_before_send", "first chunk " + (intended - first) + " us before the intended send");
+            }
+            if (last < first) {
+                return new Problem("chunks_out_of_order", "last chunk " + (first - last) + " us before the first");
+            }
+            if (last > completion) {
+                return new Problem("chunk_after_completion", "last chunk " + (last - completion) + " us after completion");
+            }
+        }
+        return null;
+    }
+
+    private static long micros(Instant i) {
+        return RequestAssembler.micros(i);
+    }
+}
