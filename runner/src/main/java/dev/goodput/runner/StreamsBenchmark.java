@@ -95,7 +95,8 @@ final class StreamsBenchmark {
         final String tokens = "bench.tokens";
         final String reqs = "bench.requests";
         createTopics(bootstrap, tokens, reqs, 2);
-        final long t0 = windowAligned(Instant.now().minusSeconds(3600));
+        // every event in the past: the raw topics are stamped at append, and events dated after that are refused
+        final long t0 = windowAligned(Instant.now().minusSeconds(Math.max(3600, (long) (requests / 200.0) + 600)));
         final long produced = produce(bootstrap, client, tokens, reqs, t0, requests, chunks, 200.0);
         final long tokenEvents = (long) requests * chunks;
         out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events%n", requests, chunks, tokenEvents);

@@ -71,6 +71,13 @@ class SaslIT {
                     "../config/contract.yaml", "--scenario", "p64-o32-r10-cold", "--warmup", "0", "--duration", "4",
                     "--run-id", "sasl-run", "--timing-priority", "normal")).isZero();
             assertThat(endOffsets(Topics.REQUESTS.name())).as("request events").isPositive();
+            try (Admin admin = Admin.create(client())) {
+                // the raw topics a command created carry the broker's append time, which the streams-app judges skew by
+                final var res = new org.apache.kafka.common.config.ConfigResource(
+                        org.apache.kafka.common.config.ConfigResource.Type.TOPIC, Topics.REQUESTS.name());
+                assertThat(admin.describeConfigs(List.of(res)).all().get().get(res).get("message.timestamp.type").value())
+                        .isEqualTo("LogAppendTime");
+            }
 
             try (ChildCli streams = ChildCli.start("streams", "--command-config", cc, "--schema-registry", url,
                     "--contract", "../config/contract.yaml", "--state-dir", dir.resolve("streams").toString());

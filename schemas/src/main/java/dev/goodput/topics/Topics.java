@@ -31,15 +31,26 @@ public final class Topics {
             TopicConfig.RETENTION_MS_CONFIG, "-1",
             TopicConfig.RETENTION_BYTES_CONFIG, "-1",
             TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "CreateTime");
+    /**
+     * The raw event topics: kept forever, and stamped by the broker at append (LogAppendTime), so
+     * each record carries a time from the log itself. The streams-app refuses an event whose own
+     * time is further ahead of that stamp than it allows (a generator with a fast clock): judged
+     * from data in the log, the decision is the same live and in every replay. The events keep
+     * their own times in their fields, which is what every result is computed from.
+     */
+    private static final Map<String, String> RAW = Map.of(
+            TopicConfig.RETENTION_MS_CONFIG, "-1",
+            TopicConfig.RETENTION_BYTES_CONFIG, "-1",
+            TopicConfig.MESSAGE_TIMESTAMP_TYPE_CONFIG, "LogAppendTime");
     private static final Map<String, String> COMPACTED = Map.of(
             TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT);
 
     public static final int DEFAULT_PARTITIONS = 6;
 
     public static final Topic<TokenEvent> TOKENS =
-            new Topic<>("llm.tokens", TokenEvent.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
+            new Topic<>("llm.tokens", TokenEvent.class, DEFAULT_PARTITIONS, RAW);
     public static final Topic<RequestEvent> REQUESTS =
-            new Topic<>("llm.requests", RequestEvent.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
+            new Topic<>("llm.requests", RequestEvent.class, DEFAULT_PARTITIONS, RAW);
     public static final Topic<RequestVerdict> VERDICTS =
             new Topic<>("llm.verdicts", RequestVerdict.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
     public static final Topic<WindowStats> WINDOW_STATS =

@@ -31,6 +31,24 @@ final class EventChecks {
         return (int) Math.min(Integer.MAX_VALUE / 4, 2L * cap + 16);
     }
 
+    /**
+     * How far an event's own time may be ahead of its record's log time (the broker's append time on
+     * the raw topics) before it is refused: clocks of generators and brokers synchronised by NTP
+     * differ by milliseconds; a generator whose clock is minutes fast would otherwise move event
+     * time for every other record of its partition and make them all late.
+     */
+    static final long MAX_FUTURE_SKEW_US = 60_000_000L;
+
+    /** Why an event dated {@code eventUs} cannot be taken from a record the log stamped {@code recordMs}, or null. */
+    static Problem future(long eventUs, long recordMs) {
+        final long aheadUs = eventUs - recordMs * 1_000;
+        if (recordMs > 0 && aheadUs > MAX_FUTURE_SKEW_US) {
+            return new Problem("from_the_future", "dated " + aheadUs / 1_000_000 + " s after the log received it (more than "
+                    + MAX_FUTURE_SKEW_US / 1_000_000 + " s: the sender's clock is fast)");
+        }
+        return null;
+    }
+
     /** Why a token event's chunk index cannot be used, or null. */
     static Problem chunkIndex(int index, int maxChunks) {
         if (index < 0 || index >= maxChunks) {

@@ -234,7 +234,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(record, "unknown_contract", "contract " + t.getContractId() + " is not one this app was started with");
             return;
         }
-        final EventChecks.Problem bad = EventChecks.chunkIndex(t.getChunkIndex(), maxChunks);
+        EventChecks.Problem bad = EventChecks.chunkIndex(t.getChunkIndex(), maxChunks);
+        if (bad == null) {
+            bad = EventChecks.future(micros(t.getArrivalTimeUs()), record.timestamp());
+        }
         if (bad != null) {
             deadLetter(record, bad.reason(), bad.message());
             return;
@@ -266,7 +269,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         if (fast.warmup || selectedRun != null && !fast.runIs(selectedRun)) {
             return;
         }
-        final EventChecks.Problem bad = EventChecks.chunkIndex(fast.chunkIndex, maxChunks);
+        EventChecks.Problem bad = EventChecks.chunkIndex(fast.chunkIndex, maxChunks);
+        if (bad == null) {
+            bad = EventChecks.future(fast.arrivalUs, current != null ? current.timestamp() : currentEvent.timestamp);
+        }
         if (bad != null) {
             deadLetter(currentRecord(), bad.reason(), bad.message());
             return;
@@ -331,7 +337,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             forget(id);
             return;
         }
-        final EventChecks.Problem bad = EventChecks.request(r, maxChunks);
+        EventChecks.Problem bad = EventChecks.request(r, maxChunks);
+        if (bad == null) {
+            bad = EventChecks.future(micros(r.getCompletionTimeUs()), record.timestamp());
+        }
         if (bad != null) {
             deadLetter(record, bad.reason(), bad.message());
             forget(id);

@@ -35,6 +35,15 @@ class EventChecksTest {
     }
 
     @Test
+    void anEventAheadOfItsLogTimeBeyondTheBoundIsFromTheFuture() {
+        final long logMs = 1_700_000_000_000L;
+        assertThat(EventChecks.future(logMs * 1_000 + EventChecks.MAX_FUTURE_SKEW_US, logMs)).isNull();
+        assertThat(EventChecks.future(logMs * 1_000 + EventChecks.MAX_FUTURE_SKEW_US + 1, logMs).reason()).isEqualTo("from_the_future");
+        // behind the log time is normal: events are published after they happen
+        assertThat(EventChecks.future(logMs * 1_000 - 3_600_000_000L, logMs)).isNull();
+    }
+
+    @Test
     void impossibleTimesAndCountsAreNamed() {
         assertThat(reason(ok().build())).isNull();
         assertThat(reason(ok().setFirstChunkTimeUs(SEND.minusSeconds(3)).build())).isEqualTo("first_chunk_before_send");

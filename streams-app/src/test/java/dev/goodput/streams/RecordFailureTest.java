@@ -88,6 +88,28 @@ class RecordFailureTest {
         }
     }
 
+    /**
+     * One request event dated 30 minutes after the log received it (a generator whose clock is fast):
+     * refused as from_the_future, it moves no time, and the requests after it are not late (it used to
+     * make every later request of its partition late).
+     */
+    @Test
+    void anEventFromTheFutureIsRefusedAndMovesNoTime() {
+        try (Fixture f = new Fixture()) {
+            final long i = T0 + S;
+            final long ahead = 30 * 60 * S;
+            f.requests.pipeInput("future", f.ok("future", i + ahead, new long[] {i + ahead + 100 * MS}).build(), (i + 200 * MS) / 1000);
+            f.okRequest("good", i + S, i + S + 100 * MS, i + S + 120 * MS);
+            assertThat(f.verdicts.readValuesToList()).extracting(v -> v.getRequestId().toString()).containsExactly("good");
+            final var dead = f.dlq.readRecordsToList();
+            assertThat(dead).extracting(d -> DeadLetters.header(d.headers(), DeadLetters.REASON)).containsExactly("from_the_future");
+            // within the bound, an event ahead of its log time is taken as it is
+            f.requests.pipeInput("near", f.ok("near", i + 2 * S, new long[] {i + 2 * S + 100 * MS}).setContentChunks(0).setStatus(
+                    dev.goodput.avro.RequestStatus.ERROR).setFirstChunkTimeUs(null).setLastChunkTimeUs(null).build(), (i - 50 * S) / 1000);
+            assertThat(f.verdicts.readValuesToList()).extracting(v -> v.getRequestId().toString()).containsExactly("near");
+        }
+    }
+
     @Test
     void aTokenEventWithoutAKeyIsRefusedAtTheDoor() {
         try (Fixture f = new Fixture()) {
