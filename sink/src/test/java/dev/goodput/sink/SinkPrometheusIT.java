@@ -73,6 +73,8 @@ class SinkPrometheusIT {
                         .setWindowEndUs(t0.plusSeconds(10)).setIsFinal(true).setPriceKey("example/h100").setGpuCount(1)
                         .setRequestsTotal(100).setGoodRequests(85).setOutputTokensOk(7_700).setOutputTokensGood(6_545)
                         .setGoodputRps(8.5).build();
+                // the price reaches every cost task before the window does (see PriceStores)
+                PriceStores.await(List.of(sink.streams()), "example/h100", 1);
                 final Properties p = new Properties();
                 p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
                 try (KafkaProducer<String, WindowStats> producer = new KafkaProducer<>(p, new StringSerializer(),

@@ -71,8 +71,8 @@ class SinkScaleOutIT {
                 SinkCommand.publish(props, client, "scale.prices", List.of(GpuPrice.newBuilder(before).setUsdPerGpuHour(-1)
                         .setEffectiveFromUs(t0.minusSeconds(7200)).build()));
                 // the prices reach every task before the windows: waited for in the tasks' own stores, not for a fixed time
-                awaitPrices(List.of(single.streams()), prices.size());
-                awaitPrices(List.of(a.streams(), b.streams()), prices.size());
+                PriceStores.await(List.of(single.streams()), "example/h100", prices.size());
+                PriceStores.await(List.of(a.streams(), b.streams()), "example/h100", prices.size());
                 final int windows = publishWindows(kafka, client, t0);
                 // each final window gives one per-window record and one per rolling span
                 final int expected = windows * (1 + one.rollingSpans().size());
@@ -100,40 +100,6 @@ class SinkScaleOutIT {
                 single.close();
             }
         }
-    }
-
-    /**
-     * Waits until every partition's price store, on whichever instance hosts it, holds {@code versions}
-     * versions of the test's price key (the refused one is never stored); the bound only keeps a broken build from hanging.
-     */
-    private static void awaitPrices(List<org.apache.kafka.streams.KafkaStreams> apps, int versions) throws InterruptedException {
-        final long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-        final int partitions = Topics.WINDOW_STATS.partitions();
-        int ready = 0;
-        while (System.nanoTime() < deadline) {
-            ready = 0;
-            for (int p = 0; p < partitions; p++) {
-                for (org.apache.kafka.streams.KafkaStreams app : apps) {
-                    try {
-                        final var store = app.store(org.apache.kafka.streams.StoreQueryParameters.fromNameAndType(
-                                CostProcessor.PRICES, org.apache.kafka.streams.state.QueryableStoreTypes.<String, byte[]>keyValueStore())
-                                .withPartition(p));
-                        final byte[] held = store.get("example/h100");
-                        if (held != null && CostProcessor.decodeVersions(held).size() >= versions) {
-                            ready++;
-                            break;
-                        }
-                    } catch (org.apache.kafka.streams.errors.InvalidStateStoreException notHere) {
-                        // this partition is not on this instance, or not ready yet
-                    }
-                }
-            }
-            if (ready == partitions) {
-                return;
-            }
-            Thread.sleep(100);
-        }
-        assertThat(ready).as("partitions whose price store holds every version").isEqualTo(partitions);
     }
 
     private static SinkConfig config(String name) {
