@@ -142,6 +142,8 @@ final class DemoCommand implements Callable<Integer> {
                     Topics.createMissing(admin, Topics.ALL, (short) -1);
                 }
             }
+            // where the DLQ stood at the start: what lands there from now on is this run's loss, said at its end
+            final Map<Integer, Long> dlqAtStart = dev.goodput.report.DeadLetterCounts.ends(props, Topics.DLQ.name());
             out.println("Goodput " + (external ? "run " : "local run ") + runId);
             out.printf(Locale.ROOT, "  contract   %s  id %s%n", contractFile, contract.id());
             if (external) {
@@ -204,7 +206,7 @@ final class DemoCommand implements Callable<Integer> {
                 sink.close();
                 StreamsApp.close(streams);
             }
-            writeReport(out, props, registry, runId, targetVersion);
+            writeReport(out, props, registry, runId, targetVersion, dlqAtStart);
             if (failedPart.get() != null) {
                 out.println("The " + failedPart.get() + (failedPart.get().startsWith("load generator") ? "."
                         : ". If " + dataDir + " was written by an older Goodput, start clean with --fresh."));
@@ -253,7 +255,8 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */
-    private void writeReport(PrintStream out, Properties props, SchemaRegistryClient registry, String runId, String targetVersion) {
+    private void writeReport(PrintStream out, Properties props, SchemaRegistryClient registry, String runId, String targetVersion,
+                             Map<Integer, Long> dlqAtStart) {
         final dev.goodput.report.RunRecords records;
         try {
             records = dev.goodput.report.RunRecords.load(props, registry, runId, null);
@@ -261,12 +264,31 @@ final class DemoCommand implements Callable<Integer> {
             out.println("No report: the run finished no scenario (" + e.getMessage() + ").");
             return;
         }
+        account(out, records, dev.goodput.report.DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart));
         final Path page = ReportCommand.write(records, List.of(contractFile), reportDir.resolve(runId),
                 dev.goodput.report.Provenance.probeBroker(props), targetVersion,
                 ReportCommand.commands(connection.namesCluster()
                         ? "--bootstrap-server " + props.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl()
                         : "--data-dir " + dataDir, runId, Main.invocation()), out);
         out.println("Report: " + page.toAbsolutePath());
+    }
+
+    /**
+     * What the run measured against what the pipeline made of it: the generators' measured requests
+     * against the verdicts, and what went to the DLQ by reason. A gap is said first, not left to be
+     * found in requests.csv.
+     */
+    static void account(PrintStream out, dev.goodput.report.RunRecords records, Map<String, Long> dlq) {
+        final long measured = records.runs().stream().mapToLong(r -> r.getRequests() - r.getWarmupRequests()).sum();
+        final long verdicts = records.verdicts().size();
+        final long refused = dlq.values().stream().mapToLong(Long::longValue).sum();
+        if (verdicts != measured) {
+            out.printf(Locale.ROOT, "WARNING: the generators measured %d requests and the results hold %d verdicts: %d %s%n",
+                    measured, verdicts, Math.abs(measured - verdicts), verdicts < measured ? "missing" : "too many");
+        }
+        out.printf(Locale.ROOT, "Accounted: %d measured requests, %d verdicts; %d records refused to %s during the run%s%n",
+                measured, verdicts, refused, Topics.DLQ.name(), dlq.isEmpty() ? "" : " (" + dlq.entrySet().stream()
+                        .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")) + ")");
     }
 
     private void loop(Generator g, Matrix matrix, Contract contract, Corpus corpus, Target target, String runId,

@@ -1,0 +1,45 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import dev.goodput.avro.RunSummary;
+import dev.goodput.report.RunRecords;
+import dev.goodput.testing.SampleRecords;
+import org.junit.jupiter.api.Test;
+
+/** The demo's closing account: a gap between what the generators measured and the verdicts is said first. */
+class DemoAccountTest {
+
+    private static String account(long requests, long warmup, int verdicts, Map<String, Long> dlq) {
+        final RunSummary run = RunSummary.newBuilder(SampleRecords.runSummary()).setRequests(requests).setWarmupRequests(warmup).build();
+        final RunRecords r = new RunRecords("run", null, List.of(run), List.of(),
+                Collections.nCopies(verdicts, SampleRecords.verdict()), List.of(), List.of(), List.of(), Map.of());
+        final ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        DemoCommand.account(new PrintStream(buf, true, StandardCharsets.UTF_8), r, dlq);
+        return buf.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aGapAndTheDlqAreSaidWithReasons() {
+        final Map<String, Long> dlq = new TreeMap<>(Map.of("late", 3L, "from_the_future", 1L));
+        final String out = account(10, 2, 5, dlq);
+        assertThat(out.lines().findFirst().orElseThrow())
+                .isEqualTo("WARNING: the generators measured 8 requests and the results hold 5 verdicts: 3 missing");
+        assertThat(out).contains("Accounted: 8 measured requests, 5 verdicts; 4 records refused to llm.dlq during the run "
+                + "(from_the_future 1, late 3)");
+    }
+
+    @Test
+    void aCompleteRunHasNoWarning() {
+        final String out = account(10, 2, 8, Map.of());
+        assertThat(out).doesNotContain("WARNING").contains("Accounted: 8 measured requests, 8 verdicts; 0 records refused");
+    }
+}
