@@ -60,6 +60,7 @@ public final class GoodputTopology {
         b.addStateStore(ObjectStore.builder(RequestAssembler.STORE, RequestState.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(RequestAssembler.PROGRESS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(RequestAssembler.PARTIALS, WindowAgg.CODEC).withLoggingEnabled(changelog));
+        b.addStateStore(ObjectStore.builder(RequestAssembler.FINISHED, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
 
@@ -73,7 +74,7 @@ public final class GoodputTopology {
         final KStream<String, Out> assembled = raw
                 .process(() -> new RequestAssembler(config, tokenReader, requestReader, new FastTokenReader(serdes.registry())),
                         Named.as(RequestAssembler.NAME),
-                        RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS);
+                        RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS, RequestAssembler.FINISHED);
 
         assembled.split(Named.as("route-"))
                 .branch((k, v) -> v instanceof Out.Verdict, Branched.withConsumer(s -> s

@@ -39,6 +39,13 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String STORE = "inflight-requests";
     static final String PROGRESS = "assembler-progress";
     static final String PARTIALS = "assembler-partials";
+    /**
+     * Requests finished lately, by id, with their completion time: a request or token event that
+     * comes again (an at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of
+     * being counted twice. Kept until event time is a window and its grace past the completion; later
+     * than that, an event of the request is refused as {@code late} anyway.
+     */
+    static final String FINISHED = "assembler-finished";
     private static final String LAST_WATERMARK = "last-watermark";
     static final String STAGE = "streams-app/request-assembler";
 
@@ -51,6 +58,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private ObjectStore<RequestState> inflight;
     private ObjectStore<long[]> progress;
     private ObjectStore<WindowAgg> partials;
+    private ObjectStore<long[]> finished;
     private int partition;
     /**
      * Latest arrival time of a token event: drives the sweep of requests waiting for token events.
@@ -100,6 +108,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         this.inflight = ctx.getStateStore(STORE);
         this.progress = ctx.getStateStore(PROGRESS);
         this.partials = ctx.getStateStore(PARTIALS);
+        this.finished = ctx.getStateStore(FINISHED);
+        finished.load();
         inflight.load();
         progress.load();
         partials.load();
@@ -245,6 +255,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final long arrival = micros(t.getArrivalTimeUs());
         advanceTokens(arrival);
         RequestState s = inflight.get(t.getRequestId());
+        if (s == null && finished.get(t.getRequestId()) != null) {
+            deadLetter(record, "duplicate", "a token event of request " + t.getRequestId() + ", which has finished");
+            return;
+        }
         if (s == null) {
             s = new RequestState();
             s.contractId = t.getContractId();
@@ -258,7 +272,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             inflight.touch(t.getRequestId());
         }
         s.lastActivityUs = Math.max(s.lastActivityUs, arrival);
-        s.addChunk(t.getChunkIndex(), arrival);
+        if (!s.addChunk(t.getChunkIndex(), arrival)) {
+            deadLetter(record, "duplicate", "chunk " + t.getChunkIndex() + " of request " + t.getRequestId() + " came twice");
+            return;
+        }
         if (s.complete()) {
             finish(t.getRequestId(), s);
         }
@@ -278,6 +295,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         RequestState s = inflight.get(id);
+        if (s == null && finished.get(id) != null) {
+            deadLetter(currentRecord(), "duplicate", "a token event of request " + id + ", which has finished");
+            return;
+        }
         if (s == null) {
             final String contractId = knownContract();
             if (contractId == null) {
@@ -307,7 +328,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         if (arrival > s.lastActivityUs) {
             s.lastActivityUs = arrival;
         }
-        s.addChunk(fast.chunkIndex, arrival);
+        if (!s.addChunk(fast.chunkIndex, arrival)) {
+            deadLetter(currentRecord(), "duplicate", "chunk " + fast.chunkIndex + " of request " + id + " came twice");
+            return;
+        }
         if (s.complete()) {
             finish(id, s);
         }
@@ -352,7 +376,15 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             forget(id);
             return;
         }
+        if (finished.get(id) != null) {
+            deadLetter(record, "duplicate", "request " + id + " has finished already");
+            return;
+        }
         final RequestState existing = inflight.get(id);
+        if (existing != null && existing.requestBytes != null) {
+            deadLetter(record, "duplicate", "request " + id + " has a request event already");
+            return;
+        }
         if (existing != null && !existing.contractId.equals(r.getContractId())) {
             deadLetter(record, "mixed_contracts", "request " + id + " has events of contracts " + existing.contractId
                     + " and " + r.getContractId());
@@ -401,6 +433,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     /** Computes the request's metrics and verdicts and forwards them; the request leaves the store. */
     private void finish(String id, RequestState s, RequestEvent r) {
         forget(id);
+        finished.put(id, new long[] {micros(r.getCompletionTimeUs())});
         final Contract c = config.contracts().get(r.getContractId());
         final boolean ok = r.getStatus() == RequestStatus.OK && r.getFirstChunkTimeUs() != null
                 && r.getLastChunkTimeUs() != null;
@@ -540,6 +573,15 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 }
             }
             orphans.forEach(this::forget);
+            // past a window and its grace, an event of a finished request is late; its id need not be kept
+            final long keep = config.windowUs() + config.graceUs();
+            final List<String> done = new ArrayList<>();
+            for (Map.Entry<String, long[]> e : finished.entries().entrySet()) {
+                if (e.getValue()[0] + keep < requestTimeUs) {
+                    done.add(e.getKey());
+                }
+            }
+            done.forEach(finished::remove);
         }
     }
 

@@ -110,6 +110,32 @@ class RecordFailureTest {
         }
     }
 
+    /**
+     * Every duplicate, one behaviour: a request event again (it used to give a second verdict), a chunk
+     * again (ignored silently), and a chunk of a finished request (kept as an orphan, then dropped) all go
+     * to the DLQ as duplicate; the request is counted once.
+     */
+    @ParameterizedTest(name = "batch size {0}")
+    @ValueSource(ints = {0, 3})
+    void everyDuplicateIsRefusedOnceAndCountedOnce(int batch) {
+        try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batch)) {
+            final long i = T0 + S;
+            final long[] arrivals = {i + 100 * MS, i + 120 * MS};
+            f.token("d1", 0, arrivals[0], 1, ChunkKind.ANSWER);
+            f.token("d1", 0, arrivals[0], 1, ChunkKind.ANSWER);
+            f.token("d1", 1, arrivals[1], 1, ChunkKind.ANSWER);
+            f.flushTokens();
+            final dev.goodput.avro.RequestEvent e = f.ok("d1", i, arrivals).build();
+            f.request(e);
+            f.request(e);
+            f.token("d1", 1, arrivals[1], 1, ChunkKind.ANSWER);
+            f.flushTokens();
+            assertThat(f.verdicts.readValuesToList()).hasSize(1);
+            assertThat(f.dlq.readRecordsToList()).extracting(d -> DeadLetters.header(d.headers(), DeadLetters.REASON))
+                    .containsExactly("duplicate", "duplicate", "duplicate");
+        }
+    }
+
     @Test
     void aTokenEventWithoutAKeyIsRefusedAtTheDoor() {
         try (Fixture f = new Fixture()) {
