@@ -186,7 +186,10 @@ final class DemoCommand implements Callable<Integer> {
                     externalTarget != null ? java.net.URI.create(externalTarget).getAuthority() : "simulator",
                     Duration.ofSeconds(60), Duration.ofSeconds(15), false);
             final String targetVersion = dev.goodput.report.Provenance.probeTarget(target.baseUrl());
-            try (Generator generator = new Generator(new StreamingClient(1024, TimingPriority.AUTO),
+            // an external broker or registry can go away under the demo: say so, as the separate commands do
+            try (dev.goodput.failure.ConnectionWatch watch = external
+                    ? new dev.goodput.failure.ConnectionWatch("demo", props, registry) : null;
+                 Generator generator = new Generator(new StreamingClient(1024, TimingPriority.AUTO),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(),
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000), out)) {
                 final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),
