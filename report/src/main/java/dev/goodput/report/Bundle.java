@@ -74,6 +74,7 @@ public final class Bundle {
         m.put("run_id", r.run().runId());
         m.put("replay_id", r.run().replayId());
         m.put("skipped_records", r.run().skipped());
+        m.put("incomplete_scenarios", r.run().incompleteScenarios());
         m.put("contract_id", r.contract().id());
         m.put("corpus_sha256", r.contract().corpus().sha256());
         m.put("created_at", p.createdAt().toString());

@@ -61,6 +61,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                                     List<RequestVerdict> allVerdicts, List<WindowStats> allWindows, List<CostRecord> allCosts,
                                     List<GpuPrice> allPrices) {
         final List<RunSummary> runs = allRuns.stream().filter(r -> r.getRunId().equals(runId)).collect(Collectors.toList());
+        runs.addAll(incomplete(runId, runs, allRequests));
         if (runs.isEmpty()) {
             throw new IllegalArgumentException("no run " + runId + " on " + Topics.RUNS.name() + " (runs there: "
                     + allRuns.stream().map(RunSummary::getRunId).distinct().collect(Collectors.joining(", ")) + ")");
@@ -94,6 +95,54 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 allVerdicts.stream().filter(v -> v.getRunId().equals(runId)).collect(Collectors.toList()),
                 sorted, new ArrayList<>(costs.values()),
                 allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()), Map.of());
+    }
+
+    /** What a scenario's generator is called when it left no run summary (killed mid-scenario). */
+    public static final String INCOMPLETE = "incomplete: no run summary";
+
+    /**
+     * Run summaries made from the request events of the scenarios that have none: a generator killed
+     * mid-scenario publishes its request events but never its summary, and the report used to drop
+     * such a scenario from its headline, scenario table and windows. The summary made here counts the
+     * requests by status and spans their times; its arrival and generator say {@value #INCOMPLETE},
+     * and it knows no rate, lateness or CPU.
+     */
+    static List<RunSummary> incomplete(String runId, List<RunSummary> runs, List<RequestEvent> allRequests) {
+        final Set<String> summarised = runs.stream().map(r -> r.getContractId() + "|" + r.getScenarioId()).collect(Collectors.toSet());
+        final Map<String, List<RequestEvent>> orphaned = new LinkedHashMap<>();
+        for (RequestEvent e : allRequests) {
+            if (e.getRunId().equals(runId) && !summarised.contains(e.getContractId() + "|" + e.getScenarioId())) {
+                orphaned.computeIfAbsent(e.getContractId() + "|" + e.getScenarioId(), k -> new ArrayList<>()).add(e);
+            }
+        }
+        final List<RunSummary> out = new ArrayList<>();
+        for (List<RequestEvent> events : orphaned.values()) {
+            final RequestEvent first = events.get(0);
+            final java.time.Instant started = events.stream().map(RequestEvent::getIntendedSendTimeUs).min(Comparator.naturalOrder()).orElseThrow();
+            final java.time.Instant measured = events.stream().filter(e -> !e.getWarmup()).map(RequestEvent::getIntendedSendTimeUs)
+                    .min(Comparator.naturalOrder()).orElse(started);
+            final java.time.Instant ended = events.stream().map(RequestEvent::getCompletionTimeUs).max(Comparator.naturalOrder()).orElseThrow();
+            out.add(RunSummary.newBuilder().setContractId(first.getContractId()).setRunId(runId).setScenarioId(first.getScenarioId())
+                    .setGeneratorId(INCOMPLETE).setTargetId(first.getTargetId()).setArrival(INCOMPLETE)
+                    .setStartedUs(started).setWarmupEndUs(measured).setEndedUs(ended)
+                    .setRequests(events.size()).setWarmupRequests(events.stream().filter(RequestEvent::getWarmup).count())
+                    .setRequestsOk(count(events, dev.goodput.avro.RequestStatus.OK))
+                    .setRequestsError(count(events, dev.goodput.avro.RequestStatus.ERROR))
+                    .setRequestsTimeout(count(events, dev.goodput.avro.RequestStatus.TIMEOUT))
+                    .setRequestsAbandoned(count(events, dev.goodput.avro.RequestStatus.ABANDONED))
+                    .setTokenEvents(0).setLatenessP50Us(0).setLatenessP99Us(0).setLatenessMaxUs(0).setLatenessBoundUs(0)
+                    .setGeneratorSaturated(false).setGeneratorCpuS(0).setWallS(micros(ended) / 1e6 - micros(started) / 1e6).build());
+        }
+        return out;
+    }
+
+    private static long count(List<RequestEvent> events, dev.goodput.avro.RequestStatus status) {
+        return events.stream().filter(e -> e.getStatus() == status).count();
+    }
+
+    /** Scenarios whose generator left no run summary (their summaries were made from request events). */
+    public List<String> incompleteScenarios() {
+        return runs.stream().filter(r -> INCOMPLETE.equals(r.getGeneratorId())).map(RunSummary::getScenarioId).distinct().toList();
     }
 
     /** The scenarios of the run in the order they first ran. */

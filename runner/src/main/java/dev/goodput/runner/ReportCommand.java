@@ -110,6 +110,8 @@ final class ReportCommand implements Callable<Integer> {
         }
         final Path dir = outDir != null ? outDir
                 : Path.of(".goodput", "reports", run.runId() + (run.replayId() == null ? "" : "-" + run.replayId()));
+        run.incompleteScenarios().forEach(s -> log.println("Scenario " + s + " is incomplete: its generator left no run summary "
+                + "(stopped mid-scenario); its figures come from its request events, and it has no rate, lateness or CPU figures."));
         run.skipped().forEach((where, n) -> log.println("Skipped " + n + " record(s) that cannot be read on " + where
                 + "; the streams-app sent them to the DLQ; the bundle's manifest.json lists them under skipped_records."));
         return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(kafkaBroker, targetVersion, commands)));

@@ -1,0 +1,52 @@
+package dev.goodput.report;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.testing.SampleRecords;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A generator killed mid-scenario leaves request events and no run summary: the scenario stays in
+ * the report, marked incomplete, with its windows, instead of being dropped.
+ */
+class RunRecordsTest {
+
+    private static RequestEvent request(String scenario, int i, RequestStatus status, boolean warmup) {
+        final Instant send = SampleRecords.T0.plusSeconds(100 + i);
+        return RequestEvent.newBuilder(SampleRecords.request()).setRunId("r").setScenarioId(scenario).setRequestId(scenario + i)
+                .setStatus(status).setWarmup(warmup).setIntendedSendTimeUs(send).setCompletionTimeUs(send.plusMillis(500)).build();
+    }
+
+    @Test
+    void aScenarioWithoutARunSummaryIsKeptAndMarkedIncomplete() {
+        final RunSummary a = RunSummary.newBuilder(SampleRecords.runSummary()).setRunId("r").setScenarioId("a").build();
+        final List<RequestEvent> requests = new ArrayList<>(List.of(request("a", 0, RequestStatus.OK, false)));
+        requests.add(request("killed", 1, RequestStatus.OK, true));
+        requests.add(request("killed", 2, RequestStatus.OK, false));
+        requests.add(request("killed", 3, RequestStatus.ERROR, false));
+        final Instant w0 = SampleRecords.T0.plusSeconds(100);
+        final WindowStats killedWindow = WindowStats.newBuilder(SampleRecords.windowStats()).setContractId(a.getContractId())
+                .setScenarioId("killed").setWindowStartUs(w0).setWindowEndUs(w0.plusSeconds(10)).setIsFinal(true).build();
+
+        final RunRecords r = RunRecords.select("r", null, List.of(a), requests, List.of(), List.of(killedWindow), List.of(), List.of());
+
+        assertThat(r.incompleteScenarios()).containsExactly("killed");
+        final RunSummary made = r.runs().stream().filter(s -> s.getScenarioId().equals("killed")).findFirst().orElseThrow();
+        assertThat(made.getRequests()).isEqualTo(3);
+        assertThat(made.getWarmupRequests()).isEqualTo(1);
+        assertThat(made.getRequestsOk()).isEqualTo(2);
+        assertThat(made.getRequestsError()).isEqualTo(1);
+        assertThat(made.getArrival()).isEqualTo(RunRecords.INCOMPLETE);
+        assertThat(made.getWarmupEndUs()).isEqualTo(SampleRecords.T0.plusSeconds(102));
+        assertThat(r.windows()).extracting(WindowStats::getScenarioId).contains("killed");
+        assertThat(r.requests()).hasSize(4);
+    }
+}
