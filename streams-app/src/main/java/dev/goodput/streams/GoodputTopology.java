@@ -60,7 +60,7 @@ public final class GoodputTopology {
         b.addStateStore(ObjectStore.builder(RequestAssembler.STORE, RequestState.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(RequestAssembler.PROGRESS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(RequestAssembler.PARTIALS, WindowAgg.CODEC).withLoggingEnabled(changelog));
-        b.addStateStore(ObjectStore.builder(RequestAssembler.FINISHED, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
+        b.addStateStore(ObjectStore.builder(RequestAssembler.FINISHED, FinishedRequests.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
 

@@ -58,7 +58,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private ObjectStore<RequestState> inflight;
     private ObjectStore<long[]> progress;
     private ObjectStore<WindowAgg> partials;
-    private ObjectStore<long[]> finished;
+    private FinishedRequests finished;
     private int partition;
     /**
      * Latest arrival time of a token event: drives the sweep of requests waiting for token events.
@@ -108,8 +108,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         this.inflight = ctx.getStateStore(STORE);
         this.progress = ctx.getStateStore(PROGRESS);
         this.partials = ctx.getStateStore(PARTIALS);
-        this.finished = ctx.getStateStore(FINISHED);
-        finished.load();
+        final ObjectStore<List<String>> finishedBuckets = ctx.getStateStore(FINISHED);
+        finishedBuckets.load();
+        this.finished = new FinishedRequests(finishedBuckets);
         inflight.load();
         progress.load();
         partials.load();
@@ -255,7 +256,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final long arrival = micros(t.getArrivalTimeUs());
         advanceTokens(arrival);
         RequestState s = inflight.get(t.getRequestId());
-        if (s == null && finished.get(t.getRequestId()) != null) {
+        if (s == null && finished.contains(t.getRequestId())) {
             deadLetter(record, "duplicate", "a token event of request " + t.getRequestId() + ", which has finished");
             return;
         }
@@ -295,7 +296,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         RequestState s = inflight.get(id);
-        if (s == null && finished.get(id) != null) {
+        if (s == null && finished.contains(id)) {
             deadLetter(currentRecord(), "duplicate", "a token event of request " + id + ", which has finished");
             return;
         }
@@ -376,7 +377,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             forget(id);
             return;
         }
-        if (finished.get(id) != null) {
+        if (finished.contains(id)) {
             deadLetter(record, "duplicate", "request " + id + " has finished already");
             return;
         }
@@ -433,7 +434,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     /** Computes the request's metrics and verdicts and forwards them; the request leaves the store. */
     private void finish(String id, RequestState s, RequestEvent r) {
         forget(id);
-        finished.put(id, new long[] {micros(r.getCompletionTimeUs())});
+        finished.add(id, micros(r.getCompletionTimeUs()));
         final Contract c = config.contracts().get(r.getContractId());
         final boolean ok = r.getStatus() == RequestStatus.OK && r.getFirstChunkTimeUs() != null
                 && r.getLastChunkTimeUs() != null;
@@ -546,6 +547,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      */
     private void sweep() {
         nextSweepUs = Math.max(tokenTimeUs, requestTimeUs) + 100_000;
+        // past a window and its grace, an event of a finished request is late; its id need not be kept
+        if (requestTimeUs != Long.MIN_VALUE) {
+            finished.expire(requestTimeUs - config.windowUs() - config.graceUs());
+        }
         final long tokenWait = config.tokenWait().toNanos() / 1_000;
         if (!waiting.isEmpty()) {
             final List<Map.Entry<String, RequestState>> due = new ArrayList<>();
@@ -573,15 +578,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 }
             }
             orphans.forEach(this::forget);
-            // past a window and its grace, an event of a finished request is late; its id need not be kept
-            final long keep = config.windowUs() + config.graceUs();
-            final List<String> done = new ArrayList<>();
-            for (Map.Entry<String, long[]> e : finished.entries().entrySet()) {
-                if (e.getValue()[0] + keep < requestTimeUs) {
-                    done.add(e.getKey());
-                }
-            }
-            done.forEach(finished::remove);
         }
     }
 

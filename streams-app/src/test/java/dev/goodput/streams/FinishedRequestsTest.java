@@ -1,0 +1,47 @@
+package dev.goodput.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.Test;
+
+class FinishedRequestsTest {
+
+    private static ObjectStore<List<String>> store(KeyValueStore<Bytes, byte[]> inner) {
+        final ObjectStore<List<String>> s = ObjectStore.over(inner, FinishedRequests.CODEC);
+        s.load();
+        return s;
+    }
+
+    @Test
+    void idsAreKeptInBucketsOfCompletionTimeAndSurviveARestore() {
+        final KeyValueStore<Bytes, byte[]> inner = Stores.inMemoryKeyValueStore("f").get();
+        inner.init(new org.apache.kafka.streams.processor.api.MockProcessorContext<>().getStateStoreContext(), inner);
+        final ObjectStore<List<String>> buckets = store(inner);
+        final FinishedRequests f = new FinishedRequests(buckets);
+        f.add("a", 1_000_000);
+        f.add("b", 1_050_000);
+        f.add("c", 1_250_000);
+        // two buckets written at the commit, not three records
+        buckets.flush();
+        assertThat(buckets.size()).isEqualTo(2);
+        assertThat(f.contains("a")).isTrue();
+        assertThat(f.contains("x")).isFalse();
+
+        final FinishedRequests restored = new FinishedRequests(store(inner));
+        assertThat(restored.contains("a")).isTrue();
+        assertThat(restored.contains("b")).isTrue();
+        assertThat(restored.contains("c")).isTrue();
+
+        // the first bucket ends at 1.1 s: gone once event time minus window and grace passes it
+        f.expire(1_100_000);
+        assertThat(f.contains("a")).isFalse();
+        assertThat(f.contains("b")).isFalse();
+        assertThat(f.contains("c")).isTrue();
+        assertThat(f.size()).isEqualTo(1);
+    }
+}
