@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * The ids of requests finished lately, so that an event of one that comes again is refused as a
  * duplicate. Kept in buckets of {@value #BUCKET_US} µs of completion time, one changelog record per
- * bucket changed at a commit, not one per request (a record per request cost the streams-app about
- * 7 % of its rate in bench-streams), and dropped a bucket at a time once event time has passed it.
+ * bucket changed at a commit rather than one per request, and dropped a bucket at a time once event
+ * time has passed it. The store costs the streams-app part of its bench-streams rate either way.
  */
 final class FinishedRequests {
 
