@@ -26,6 +26,14 @@ public final class DeadLetterHandler implements ProcessingExceptionHandler {
 
     private String dlqTopic = dev.goodput.topics.Topics.DLQ.name();
 
+    /** The Kafka Streams properties that install this handler, writing to {@code dlqTopic}. */
+    public static Map<String, String> properties(String dlqTopic) {
+        return Map.of(org.apache.kafka.streams.StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+                DeadLetterHandler.class.getName(), DLQ_TOPIC_CONFIG, dlqTopic,
+                // no global stores in Goodput's apps; said so that Kafka Streams does not warn at every start
+                "processing.exception.handler.global.enabled", "true");
+    }
+
     @Override
     public void configure(Map<String, ?> configs) {
         final Object t = configs.get(DLQ_TOPIC_CONFIG);

@@ -41,6 +41,12 @@ public final class FailurePolicy implements StreamsUncaughtExceptionHandler {
         this.maxReplacements = maxReplacements;
     }
 
+    /** Makes this the app's uncaught exception handler and lets it see the app's states; call before start. */
+    public void install(org.apache.kafka.streams.KafkaStreams streams) {
+        streams.setUncaughtExceptionHandler(this);
+        streams.setStateListener((now, before) -> onState(now));
+    }
+
     /** Wire to the app's state listener: the app reached RUNNING at least once. */
     public void onState(org.apache.kafka.streams.KafkaStreams.State newState) {
         if (newState == org.apache.kafka.streams.KafkaStreams.State.RUNNING) {
@@ -87,6 +93,6 @@ public final class FailurePolicy implements StreamsUncaughtExceptionHandler {
         while (t.getCause() != null && t.getCause() != t) {
             t = t.getCause();
         }
-        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+        return DeadLetterHandler.describe(t);
     }
 }

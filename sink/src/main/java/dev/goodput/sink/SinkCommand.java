@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.contract.Contract;
@@ -85,28 +84,15 @@ public final class SinkCommand implements Callable<Integer> {
                 peaks);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort);
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
-        final CountDownLatch stop = new CountDownLatch(1);
         final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("sink", client, registry);
-        final Runnable close = () -> {
+        return dev.goodput.failure.Lifecycle.run("sink", running.streams(), running.failures(), "sink " + applicationId
+                + " running; metrics at " + running.metrics().url() + "; Ctrl-C to stop", () -> {
             watch.close();
             if (files != null) {
                 files.close();
             }
             running.close();
-        };
-        final Thread hook = new Thread(() -> {
-            close.run();
-            stop.countDown();
-        }, "goodput-sink-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        System.out.println("sink " + applicationId + " running; metrics at " + running.metrics().url() + "; Ctrl-C to stop");
-        System.out.flush();
-        if (dev.goodput.failure.Lifecycle.awaitStopOrError(running.streams(), stop)) {
-            return 0;
-        }
-        System.err.println("goodput: the sink stopped: " + running.failures().reason());
-        dev.goodput.failure.Lifecycle.closeWithoutHook(hook, close);
-        return 1;
+        });
     }
 
     /** A running sink: the pricing topology, its failure policy and the metrics endpoint. */
@@ -141,14 +127,11 @@ public final class SinkCommand implements Callable<Integer> {
         p.put(StreamsConfig.mainConsumerPrefix("group.instance.id"),
                 dev.goodput.config.ClientConfig.staticMemberId(applicationId, stateDir));
         p.putAll(client);
-        p.putIfAbsent(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
-                dev.goodput.failure.DeadLetterHandler.class.getName());
-        p.put(dev.goodput.failure.DeadLetterHandler.DLQ_TOPIC_CONFIG, config.dlqTopic());
+        dev.goodput.failure.DeadLetterHandler.properties(config.dlqTopic()).forEach(p::putIfAbsent);
         final KafkaStreams streams = new KafkaStreams(SinkTopology.build(config, new AvroSerdes(registry)), p);
         final dev.goodput.failure.FailurePolicy failures = new dev.goodput.failure.FailurePolicy("sink",
                 dev.goodput.failure.FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
-        streams.setUncaughtExceptionHandler(failures);
-        streams.setStateListener((now, before) -> failures.onState(now));
+        failures.install(streams);
         streams.start();
         final MetricsExporter metrics = new MetricsExporter(client,
                 registry, config.windowStatsTopic(), config.costTopic(), metricsHost, metricsPort);

@@ -49,6 +49,12 @@ final class EventChecks {
         return null;
     }
 
+    /** Why a token event cannot be taken: its chunk index, then its time against its log time; or null. */
+    static Problem token(int chunkIndex, long arrivalUs, long recordMs, int maxChunks) {
+        final Problem p = chunkIndex(chunkIndex, maxChunks);
+        return p != null ? p : future(arrivalUs, recordMs);
+    }
+
     /** Why a token event's chunk index cannot be used, or null. */
     static Problem chunkIndex(int index, int maxChunks) {
         if (index < 0 || index >= maxChunks) {
@@ -56,6 +62,12 @@ final class EventChecks {
                     + " (twice the contracts' output cap)");
         }
         return null;
+    }
+
+    /** Why a request event cannot be taken: impossible times or counts, then its time against its log time; or null. */
+    static Problem request(RequestEvent r, long recordMs, int maxChunks) {
+        final Problem p = request(r, maxChunks);
+        return p != null ? p : future(micros(r.getCompletionTimeUs()), recordMs);
     }
 
     /** Why a request event's times or counts are impossible, or null. */

@@ -40,9 +40,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String PROGRESS = "assembler-progress";
     static final String PARTIALS = "assembler-partials";
     /**
-     * Requests finished lately, by id, with their completion time: a request or token event that
-     * comes again (an at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of
-     * being counted twice. Kept until event time is a window and its grace past the completion; later
+     * The store of {@link FinishedRequests}: a request or token event that comes again (an
+     * at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of being counted
+     * twice. Ids are kept until event time is a window and its grace past their completion; later
      * than that, an event of the request is refused as {@code late} anyway.
      */
     static final String FINISHED = "assembler-finished";
@@ -245,21 +245,18 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(record, "unknown_contract", "contract " + t.getContractId() + " is not one this app was started with");
             return;
         }
-        EventChecks.Problem bad = EventChecks.chunkIndex(t.getChunkIndex(), maxChunks);
-        if (bad == null) {
-            bad = EventChecks.future(micros(t.getArrivalTimeUs()), record.timestamp());
-        }
+        final long arrival = micros(t.getArrivalTimeUs());
+        final EventChecks.Problem bad = EventChecks.token(t.getChunkIndex(), arrival, record.timestamp(), maxChunks);
         if (bad != null) {
             deadLetter(record, bad.reason(), bad.message());
             return;
         }
-        final long arrival = micros(t.getArrivalTimeUs());
-        advanceTokens(arrival);
         RequestState s = inflight.get(t.getRequestId());
         if (s == null && finished.contains(t.getRequestId())) {
             deadLetter(record, "duplicate", "a token event of request " + t.getRequestId() + ", which has finished");
             return;
         }
+        advanceTokens(arrival);
         if (s == null) {
             s = new RequestState();
             s.contractId = t.getContractId();
@@ -287,10 +284,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         if (fast.warmup || selectedRun != null && !fast.runIs(selectedRun)) {
             return;
         }
-        EventChecks.Problem bad = EventChecks.chunkIndex(fast.chunkIndex, maxChunks);
-        if (bad == null) {
-            bad = EventChecks.future(fast.arrivalUs, current != null ? current.timestamp() : currentEvent.timestamp);
-        }
+        final EventChecks.Problem bad = EventChecks.token(fast.chunkIndex, fast.arrivalUs,
+                current != null ? current.timestamp() : currentEvent.timestamp, maxChunks);
         if (bad != null) {
             deadLetter(currentRecord(), bad.reason(), bad.message());
             return;
@@ -362,10 +357,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             forget(id);
             return;
         }
-        EventChecks.Problem bad = EventChecks.request(r, maxChunks);
-        if (bad == null) {
-            bad = EventChecks.future(micros(r.getCompletionTimeUs()), record.timestamp());
-        }
+        final EventChecks.Problem bad = EventChecks.request(r, record.timestamp(), maxChunks);
         if (bad != null) {
             deadLetter(record, bad.reason(), bad.message());
             forget(id);

@@ -75,10 +75,7 @@ public final class StreamsApp {
 
     /** The Streams properties that send one record's processing error to the app's DLQ ({@link DeadLetterHandler}). */
     public static Map<String, String> recordFailureProperties(dev.goodput.streams.StreamsConfig c) {
-        return Map.of(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG, DeadLetterHandler.class.getName(),
-                DeadLetterHandler.DLQ_TOPIC_CONFIG, c.topics().dlq(),
-                // no global stores here; said so that Kafka Streams does not warn at every start
-                "processing.exception.handler.global.enabled", "true");
+        return DeadLetterHandler.properties(c.topics().dlq());
     }
 
     /** Builds and starts the app, token events coalesced; the caller closes it. */
@@ -114,8 +111,7 @@ public final class StreamsApp {
         if (reset) {
             streams.cleanUp();
         }
-        streams.setUncaughtExceptionHandler(failures);
-        streams.setStateListener((now, before) -> failures.onState(now));
+        failures.install(streams);
         streams.start();
         return streams;
     }

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.ContractLoader;
@@ -74,37 +73,23 @@ public final class StreamsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        final dev.goodput.streams.StreamsConfig config = config();
-        final Properties client = connection.kafka(streamsConfig);
-        final SchemaRegistryClient registry = connection.registry();
-        final int partitions = StreamsApp.prepareTopics(client, config);
         if (maxThreadReplacements < 0) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-thread-replacements "
                     + maxThreadReplacements + ": 0 or more");
         }
+        final dev.goodput.streams.StreamsConfig config = config();
+        final Properties client = connection.kafka(streamsConfig);
+        final SchemaRegistryClient registry = connection.registry();
+        final int partitions = StreamsApp.prepareTopics(client, config);
         final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),
                 StreamsApp.streamsProperties(client, applicationId, stateDir), reset, coalesceTokens, failures);
         final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("streams-app", client, registry);
-        final CountDownLatch stop = new CountDownLatch(1);
-        final Thread hook = new Thread(() -> {
-            watch.close();
-            StreamsApp.close(streams);
-            stop.countDown();
-        }, "goodput-streams-shutdown");
-        Runtime.getRuntime().addShutdownHook(hook);
-        System.out.println("streams-app " + applicationId + " running (" + config.window() + " windows, grace "
-                + config.grace() + "); Ctrl-C to stop");
-        System.out.flush();
-        if (Lifecycle.awaitStopOrError(streams, stop)) {
-            return 0;
-        }
-        System.err.println("goodput: the streams-app stopped: " + failures.reason());
-        Lifecycle.closeWithoutHook(hook, () -> {
+        return Lifecycle.run("streams-app", streams, failures, "streams-app " + applicationId + " running ("
+                + config.window() + " windows, grace " + config.grace() + "); Ctrl-C to stop", () -> {
             watch.close();
             StreamsApp.close(streams);
         });
-        return 1;
     }
 
     dev.goodput.streams.StreamsConfig config() {
