@@ -58,7 +58,7 @@ public final class GoodputTopology {
         final StreamsBuilder b = new StreamsBuilder();
         final Map<String, String> changelog = Map.of();
         b.addStateStore(ObjectStore.builder(RequestAssembler.STORE, RequestState.CODEC).withLoggingEnabled(changelog));
-        b.addStateStore(ObjectStore.builder(RequestAssembler.PROGRESS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
+        b.addStateStore(ObjectStore.builder(RequestAssembler.PROGRESS, WindowMerger.LONGS_CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(RequestAssembler.PARTIALS, WindowAgg.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(RequestAssembler.FINISHED, FinishedRequests.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));

@@ -12,7 +12,9 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
 import dev.goodput.serde.WireFormatException;
 import dev.goodput.failure.DeadLetterHandler;
+import dev.goodput.topics.Control;
 import dev.goodput.topics.DeadLetters;
+import dev.goodput.streams.time.LogClock;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -47,6 +49,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      */
     static final String FINISHED = "assembler-finished";
     private static final String LAST_WATERMARK = "last-watermark";
+    /** The two log clocks ({@link LogClock}): token topic, request topic. */
+    private static final String LOG_CLOCKS = "log-clocks";
     static final String STAGE = "streams-app/request-assembler";
 
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RequestAssembler.class);
@@ -57,20 +61,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private ProcessorContext<String, Out> context;
     private ObjectStore<RequestState> inflight;
     private ObjectStore<long[]> progress;
+    private LogClock clock;
+    private long[] clocks;
     private ObjectStore<WindowAgg> partials;
     private FinishedRequests finished;
     private int partition;
-    /**
-     * Latest arrival time of a token event: drives the sweep of requests waiting for token events.
-     * A request's chunks all arrive before it completes, so once the token stream is tokenWait past
-     * a completion, that request's missing chunks are missing, whatever the request stream is doing.
-     */
-    private long tokenTimeUs = Long.MIN_VALUE;
-    /**
-     * Latest completion time of a request event: drives lateness and watermarks. Token events may run
-     * ahead of request events (another topic), so they must not make a request late.
-     */
-    private long requestTimeUs = Long.MIN_VALUE;
     private long lastWatermarkSent = Long.MIN_VALUE;
     private long nextSweepUs = Long.MIN_VALUE;
     private long nextOrphanSweepUs = Long.MIN_VALUE;
@@ -116,23 +111,19 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         partials.load();
         this.partition = ctx.taskId().partition();
         for (Map.Entry<String, RequestState> e : inflight.entries().entrySet()) {
-            final RequestState s = e.getValue();
-            if (s.seenCount > 0) {
-                tokenTimeUs = Math.max(tokenTimeUs, s.lastChunkUs());
-            }
-            if (s.requestBytes != null) {
-                requestTimeUs = Math.max(requestTimeUs, s.completionUs);
-                waiting.put(e.getKey(), s);
+            if (e.getValue().requestBytes != null) {
+                waiting.put(e.getKey(), e.getValue());
             }
         }
-        // the progress of requests already finished is carried by the last watermark this task sent
         final long[] last = progress.get(LAST_WATERMARK);
         if (last != null) {
             lastWatermarkSent = last[0];
-            requestTimeUs = Math.max(requestTimeUs, last[0]);
         }
-        LOG.info("request assembler {} restored {} in-flight requests, token time {}, request time {}", ctx.taskId(),
-                inflight.size(), tokenTimeUs, requestTimeUs);
+        final long[] restored = progress.get(LOG_CLOCKS);
+        this.clocks = restored != null && restored.length == 2 ? restored : new long[] {LogClock.NONE, LogClock.NONE};
+        this.clock = new LogClock(config.windowUs(), config.graceUs(), clocks[0], clocks[1]);
+        LOG.info("request assembler {} restored {} in-flight requests, token log time {}, request log time {}",
+                ctx.taskId(), inflight.size(), clocks[0], clocks[1]);
         // Heartbeat: tells the mergers how far this partition's event time has come, even when no
         // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
         ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
@@ -141,6 +132,16 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     @Override
     public void process(Record<String, byte[]> record) {
         final String topic = context.recordMetadata().get().topic();
+        if (Control.is(record.headers())) {
+            // a tick or an end-of-run marker: only its place in the log, which moves this topic's clock
+            if (topic.equals(config.topics().tokens())) {
+                tokenLog(record.timestamp());
+            } else {
+                requestLog(record.timestamp());
+            }
+            maybeSweep();
+            return;
+        }
         if (record.key() == null && !TokenBatch.isBatch(record.headers())) {
             // events are keyed by request id; without one it cannot be joined, and a null key in state fails the commit
             deadLetter(record, "null_key", "no request id key on " + topic);
@@ -158,9 +159,27 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private void maybeSweep() {
-        if (Math.max(tokenTimeUs, requestTimeUs) >= nextSweepUs) {
+        if (Math.max(clock.tokenLogUs(), clock.requestLogUs()) >= nextSweepUs) {
             sweep();
         }
+    }
+
+    private long tokenLog(long timestampMs) {
+        final long us = clock.token(timestampMs);
+        if (us != clocks[0]) {
+            clocks[0] = us;
+            progress.put(LOG_CLOCKS, clocks);
+        }
+        return us;
+    }
+
+    private long requestLog(long timestampMs) {
+        final long us = clock.request(timestampMs);
+        if (us != clocks[1]) {
+            clocks[1] = us;
+            progress.put(LOG_CLOCKS, clocks);
+        }
+        return us;
     }
 
     /**
@@ -251,12 +270,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(record, bad.reason(), bad.message());
             return;
         }
-        RequestState s = inflight.get(t.getRequestId());
-        if (s == null && finished.contains(t.getRequestId())) {
-            deadLetter(record, "duplicate", "a token event of request " + t.getRequestId() + ", which has finished");
+        final long logUs = tokenLog(record.timestamp());
+        final boolean late = clock.late(arrival, logUs);
+        RequestState s = refuseToken(record, t.getRequestId(), inflight.get(t.getRequestId()), late, logUs);
+        if (s == REFUSED) {
             return;
         }
-        advanceTokens(arrival);
         if (s == null) {
             s = new RequestState();
             s.contractId = t.getContractId();
@@ -270,7 +289,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             inflight.touch(t.getRequestId());
         }
         s.lastActivityUs = Math.max(s.lastActivityUs, arrival);
-        if (!s.addChunk(t.getChunkIndex(), arrival)) {
+        if (!s.addChunk(t.getChunkIndex(), arrival, logUs, late)) {
             deadLetter(record, "duplicate", "chunk " + t.getChunkIndex() + " of request " + t.getRequestId() + " came twice");
             return;
         }
@@ -284,16 +303,20 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         if (fast.warmup || selectedRun != null && !fast.runIs(selectedRun)) {
             return;
         }
-        final EventChecks.Problem bad = EventChecks.token(fast.chunkIndex, fast.arrivalUs,
-                current != null ? current.timestamp() : currentEvent.timestamp, maxChunks);
+        final long timestampMs = current != null ? current.timestamp() : currentEvent.timestamp;
+        final EventChecks.Problem bad = EventChecks.token(fast.chunkIndex, fast.arrivalUs, timestampMs, maxChunks);
         if (bad != null) {
             deadLetter(currentRecord(), bad.reason(), bad.message());
             return;
         }
+        final long logUs = tokenLog(timestampMs);
+        final boolean late = clock.late(fast.arrivalUs, logUs);
         RequestState s = inflight.get(id);
-        if (s == null && finished.contains(id)) {
-            deadLetter(currentRecord(), "duplicate", "a token event of request " + id + ", which has finished");
-            return;
+        if (s == null || s.requestBytes != null || late) {
+            s = refuseToken(null, id, s, late, logUs);
+            if (s == REFUSED) {
+                return;
+            }
         }
         if (s == null) {
             final String contractId = knownContract();
@@ -320,17 +343,50 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         s.dirty = true;
         final long arrival = fast.arrivalUs;
-        advanceTokens(arrival);
         if (arrival > s.lastActivityUs) {
             s.lastActivityUs = arrival;
         }
-        if (!s.addChunk(fast.chunkIndex, arrival)) {
+        if (!s.addChunk(fast.chunkIndex, arrival, logUs, late)) {
             deadLetter(currentRecord(), "duplicate", "chunk " + fast.chunkIndex + " of request " + id + " came twice");
             return;
         }
         if (s.complete()) {
             finish(id, s);
         }
+    }
+
+    /** Marks a token event {@link #refuseToken} sent to the DLQ. */
+    private static final RequestState REFUSED = new RequestState();
+
+    /**
+     * The checks of a token event against its request, in an order that makes the outcome a function
+     * of the log alone: lateness first (the record's own log time), then a finished request
+     * (duplicate), then a request whose token wait has run out in the token log (late). Returns the
+     * request's state (null when there is none yet) or {@link #REFUSED}.
+     */
+    private RequestState refuseToken(Record<String, byte[]> record, String id, RequestState s, boolean late, long logUs) {
+        if (s == null && late) {
+            deadLetter(record != null ? record : currentRecord(), "late", "a token event of request " + id
+                    + " after its window closed (log time " + WindowAgg.instant(logUs) + ", grace " + config.grace() + ")");
+            return REFUSED;
+        }
+        if (s == null && finished.contains(id)) {
+            deadLetter(record != null ? record : currentRecord(), "duplicate", "a token event of request " + id
+                    + ", which has finished");
+            return REFUSED;
+        }
+        if (s != null && s.requestBytes != null && logUs >= s.requestLogUs + tokenWaitUs()) {
+            // its request waited tokenWait of token log time for it: the request finishes without it
+            finish(id, s);
+            deadLetter(record != null ? record : currentRecord(), "late", "a token event of request " + id
+                    + " more than " + config.tokenWait() + " after its request event in the log");
+            return REFUSED;
+        }
+        return s;
+    }
+
+    private long tokenWaitUs() {
+        return config.tokenWait().toNanos() / 1_000;
     }
 
     private String knownContract() {
@@ -364,16 +420,34 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         final long completion = micros(r.getCompletionTimeUs());
+        final long logUs = requestLog(record.timestamp());
         if (!config.selection().takes(r.getRunId(), completion)) {
             // not part of what this (re)computation selected: neither a result nor an error
             forget(id);
+            return;
+        }
+        // lateness first, then duplicates: ids of finished requests are forgotten only once any event
+        // of theirs would be late, so the reason is the same whenever the id is forgotten
+        if (clock.late(completion, logUs)) {
+            deadLetter(record, "late", "completed at " + WindowAgg.instant(completion) + ", after its window closed "
+                    + "(log time " + WindowAgg.instant(logUs) + ", grace " + config.grace() + ")");
+            final RequestState dropped = inflight.get(id);
+            if (dropped == null || dropped.requestBytes == null) {
+                forget(id);
+            }
             return;
         }
         if (finished.contains(id)) {
             deadLetter(record, "duplicate", "request " + id + " has finished already");
             return;
         }
-        final RequestState existing = inflight.get(id);
+        RequestState existing = inflight.get(id);
+        if (existing != null && existing.requestBytes == null
+                && existing.lastChunkLogUs + config.orphanExpiry().toNanos() / 1_000 <= logUs) {
+            // its token events stopped longer ago than the orphan expiry: they were given up on
+            forget(id);
+            existing = null;
+        }
         if (existing != null && existing.requestBytes != null) {
             deadLetter(record, "duplicate", "request " + id + " has a request event already");
             return;
@@ -384,20 +458,13 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             forget(id);
             return;
         }
-        final long windowEnd = Definitions.windowStart(completion, config.windowUs()) + config.windowUs();
-        if (requestTimeUs != Long.MIN_VALUE && windowEnd + config.graceUs() <= requestTimeUs) {
-            deadLetter(record, "late", "completed at " + WindowAgg.instant(completion) + ", after its window closed "
-                    + "(stream time " + WindowAgg.instant(requestTimeUs) + ", grace " + config.grace() + ")");
-            forget(id);
-            return;
-        }
-        requestTimeUs = Math.max(requestTimeUs, completion);
         final RequestState s = existing != null ? existing : new RequestState();
         s.contractId = r.getContractId();
         s.scenarioId = r.getScenarioId();
         s.requestBytes = record.value();
         s.completionUs = completion;
         s.expectedChunks = r.getContentChunks();
+        s.requestLogUs = logUs;
         s.lastActivityUs = Math.max(s.lastActivityUs, completion);
         if (s.complete()) {
             finish(id, s, r);
@@ -455,20 +522,20 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 .setDispatchLatenessUs(lateness).setOutputTokens(r.getOutputTokens()).setSloPass(sloPass)
                 .setFailedObjectives(failed).setQualityPass(qualityPass).setGood(good).build()), recordTs));
 
-        final long[][] gaps = ok ? s.gaps() : new long[][] {new long[0], new long[0]};
+        final long[][] gaps = ok ? s.gaps() : new long[][] {new long[0], new long[0], new long[0]};
         final Sample.Request sample = new Sample.Request(partition, lastWatermarkSent, r.getContractId(), r.getScenarioId(),
                 completion, r.getStatus().ordinal(), r.getErrorClass(), ttft, ttfat, e2e, tpot, r.getOutputTokens(),
                 lateness, sloPass, qualityPass, good, gaps[0], gaps[1]);
-        aggregate(sample);
+        aggregate(sample, gaps[2]);
     }
 
     /**
      * Adds a finished request to this partition's partial aggregates, which go to the merger with
      * the next heartbeat: one record per (contract, scenario, window) and heartbeat instead of one
-     * per request. An ITL gap whose window this partition's last watermark has already closed
-     * counts as a late event of the request's window, as the merger would count it.
+     * per request. An ITL gap whose later chunk's token event was late counts as a late event of the
+     * request's window (whose own record is on time, or the request would have been refused).
      */
-    private void aggregate(Sample.Request r) {
+    private void aggregate(Sample.Request r, long[] lateGaps) {
         final long size = config.windowUs();
         final long start = Definitions.windowStart(r.completionUs(), size);
         final WindowAgg agg = partial(r.contractId(), r.scenarioId(), start);
@@ -478,10 +545,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         for (int i = 0; i < r.gapsUs().length; i++) {
             final long gapStart = Definitions.windowStart(r.gapTimesUs()[i], size);
-            if (gapStart == start) {
-                agg.addGap(r.gapsUs()[i]);
-            } else if (gapStart + size + config.graceUs() <= lastWatermarkSent) {
+            if (lateGaps[i] != 0) {
                 agg.lateEvents++;
+            } else if (gapStart == start) {
+                agg.addGap(r.gapsUs()[i]);
             } else {
                 partial(r.contractId(), r.scenarioId(), gapStart).addGap(r.gapsUs()[i]);
             }
@@ -527,27 +594,25 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         return contractId + "|" + scenarioId;
     }
 
-    private void advanceTokens(long arrivalUs) {
-        if (arrivalUs > tokenTimeUs) {
-            tokenTimeUs = arrivalUs;
-        }
-    }
-
     /**
      * Finishes requests whose token events stopped coming (their request event arrived more than
      * tokenWait ago in event time) and drops token events whose request event never came.
      */
     private void sweep() {
-        nextSweepUs = Math.max(tokenTimeUs, requestTimeUs) + 100_000;
-        // past a window and its grace, an event of a finished request is late; its id need not be kept
-        if (requestTimeUs != Long.MIN_VALUE) {
-            finished.expire(requestTimeUs - config.windowUs() - config.graceUs());
+        final long both = clock.both();
+        nextSweepUs = Math.max(clock.tokenLogUs(), clock.requestLogUs()) + 100_000;
+        // once both log clocks are a window and its grace past a completion, any event of that request
+        // is late; its id need not be kept
+        if (both != LogClock.NONE) {
+            finished.expire(both - config.windowUs() - config.graceUs());
         }
-        final long tokenWait = config.tokenWait().toNanos() / 1_000;
-        if (!waiting.isEmpty()) {
+        final long tokenWait = tokenWaitUs();
+        // only the token log can say a token event is not coming (before it has a record, nothing is due)
+        final long tokenLogUs = clock.tokenLogUs();
+        if (!waiting.isEmpty() && tokenLogUs != LogClock.NONE) {
             final List<Map.Entry<String, RequestState>> due = new ArrayList<>();
             for (Map.Entry<String, RequestState> e : waiting.entrySet()) {
-                if (e.getValue().completionUs + tokenWait <= tokenTimeUs) {
+                if (e.getValue().requestLogUs + tokenWait <= tokenLogUs) {
                     due.add(e);
                 }
             }
@@ -560,14 +625,18 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         // orphans (token events whose request event never came) expire after minutes: a pass over
         // every in-flight request each 1/60 of that is plenty, and each 100 ms of event time is not
         final long orphan = config.orphanExpiry().toNanos() / 1_000;
-        if (requestTimeUs >= nextOrphanSweepUs) {
-            nextOrphanSweepUs = requestTimeUs + Math.max(1_000_000, orphan / 60);
+        if (both != LogClock.NONE && both >= nextOrphanSweepUs) {
+            nextOrphanSweepUs = both + Math.max(1_000_000, orphan / 60);
             final List<String> orphans = new ArrayList<>();
             for (Map.Entry<String, RequestState> e : inflight.entries().entrySet()) {
                 final RequestState s = e.getValue();
-                if (s.requestBytes == null && s.lastActivityUs + orphan <= requestTimeUs) {
+                if (s.requestBytes == null && s.lastChunkLogUs + orphan <= both) {
                     orphans.add(e.getKey());
                 }
+            }
+            if (!orphans.isEmpty()) {
+                LOG.info("task {} gives up on {} requests whose token events stopped {} ago without a request event",
+                        context.taskId(), orphans.size(), config.orphanExpiry());
             }
             orphans.forEach(this::forget);
         }
@@ -580,17 +649,19 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     /**
-     * This partition's event-time progress that is safe to announce: no request finished later can
-     * have completed before it, so it is held back by requests still waiting for token events.
+     * This partition's watermark ({@link LogClock#watermark}): both log clocks, held back by every
+     * request in flight at its earliest on-time event, so however long a request streams, the
+     * windows of its gaps stay open until it finishes (or is given up as an orphan).
      */
     private long watermark() {
-        long wm = requestTimeUs;
-        for (RequestState s : waiting.values()) {
-            if (s.completionUs < wm) {
-                wm = s.completionUs;
+        long hold = Long.MAX_VALUE;
+        for (RequestState s : inflight.entries().values()) {
+            final long h = s.hold();
+            if (h < hold) {
+                hold = h;
             }
         }
-        return wm;
+        return clock.watermark(hold);
     }
 
     /**
@@ -602,7 +673,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      * live interval. Final records never wait either way.
      */
     private void heartbeat(long nowMs) {
-        final long wm = requestTimeUs == Long.MIN_VALUE ? Long.MIN_VALUE : watermark();
+        final long wm = watermark();
         if (partials.size() <= LIVE_PARTIALS || nowMs - lastPartialFlushMs >= config.liveInterval().toMillis()) {
             flushPartials(Long.MAX_VALUE);
             lastPartialFlushMs = nowMs;

@@ -21,9 +21,28 @@ final class RequestState {
     int expectedChunks = -1;
     /** Changed since the last commit (saves a hash-set insert per token). */
     boolean dirty;
+    /** Log time of the latest token event (see {@link dev.goodput.streams.time.LogClock}). */
+    long lastChunkLogUs = Long.MIN_VALUE;
+    /** Log time of the request event (Long.MIN_VALUE before it arrives). */
+    long requestLogUs = Long.MIN_VALUE;
+    /**
+     * The earliest on-time chunk arrival: the request holds the partition's watermark here until
+     * it finishes, so the windows of its gaps stay open however long it streams.
+     */
+    long holdUs = Long.MAX_VALUE;
+    /** Chunks whose token event was late (null when none, as nearly always). */
+    private boolean[] late;
 
     /** Adds a chunk; false when this chunk index was already seen (a duplicate). */
     boolean addChunk(int index, long arrivalUs) {
+        return addChunk(index, arrivalUs, Long.MIN_VALUE, false);
+    }
+
+    /**
+     * Adds a chunk with its token event's log time; a late chunk's gap counts as a late event of
+     * its window instead of a sample. False when this chunk index was already seen (a duplicate).
+     */
+    boolean addChunk(int index, long arrivalUs, long logUs, boolean isLate) {
         if (index >= arrivals.length) {
             final int n = Math.max(index + 1, arrivals.length * 2);
             arrivals = Arrays.copyOf(arrivals, n);
@@ -36,7 +55,31 @@ final class RequestState {
         seen[index] = true;
         arrivals[index] = arrivalUs;
         seenCount++;
+        if (logUs > lastChunkLogUs) {
+            lastChunkLogUs = logUs;
+        }
+        if (isLate) {
+            markLate(index);
+        } else if (arrivalUs < holdUs) {
+            holdUs = arrivalUs;
+        }
         return true;
+    }
+
+    private void markLate(int index) {
+        if (late == null || late.length <= index) {
+            late = late == null ? new boolean[Math.max(index + 1, 16)] : Arrays.copyOf(late, Math.max(index + 1, late.length * 2));
+        }
+        late[index] = true;
+    }
+
+    boolean lateChunk(int index) {
+        return late != null && index < late.length && late[index];
+    }
+
+    /** The event time this request holds the watermark at: its earliest on-time chunk, or its completion. */
+    long hold() {
+        return requestBytes == null ? holdUs : Math.min(holdUs, completionUs);
     }
 
     /** Arrival of the latest chunk seen (Long.MIN_VALUE when none). */
@@ -56,7 +99,8 @@ final class RequestState {
 
     /**
      * ITL gaps between consecutive chunk indices that both arrived, with the later chunk's time
-     * (the gap belongs to that chunk's window). A missing chunk makes no gap across it.
+     * (the gap belongs to that chunk's window) and whether that chunk was late (1) or not (0). A
+     * missing chunk makes no gap across it.
      */
     long[][] gaps() {
         int n = 0;
@@ -68,14 +112,16 @@ final class RequestState {
         }
         final long[] gaps = new long[n];
         final long[] times = new long[n];
+        final long[] lateFlags = new long[n];
         int j = 0;
         for (int i = 1; i < limit; i++) {
             if (seen[i] && seen[i - 1]) {
                 gaps[j] = arrivals[i] - arrivals[i - 1];
+                lateFlags[j] = lateChunk(i) ? 1 : 0;
                 times[j++] = arrivals[i];
             }
         }
-        return new long[][] {gaps, times};
+        return new long[][] {gaps, times, lateFlags};
     }
 
     private int highestIndex() {
@@ -115,6 +161,19 @@ final class RequestState {
                     prev = s.arrivals[i];
                 }
             }
+            // appended later: a state written by an older build simply lacks them
+            Varint.writeLong(out, s.lastChunkLogUs);
+            Varint.writeLong(out, s.requestLogUs);
+            int lateCount = 0;
+            for (int i = 0; s.late != null && i < s.late.length; i++) {
+                lateCount += s.late[i] ? 1 : 0;
+            }
+            Varint.writeLong(out, lateCount);
+            for (int i = 0; s.late != null && i < s.late.length; i++) {
+                if (s.late[i]) {
+                    Varint.writeLong(out, i);
+                }
+            }
             return out.toByteArray();
         }
 
@@ -139,6 +198,20 @@ final class RequestState {
                 final int idx = (int) Varint.readLong(in);
                 prev += Varint.readLong(in);
                 s.addChunk(idx, prev);
+            }
+            if (in.hasRemaining()) {
+                s.lastChunkLogUs = Varint.readLong(in);
+                s.requestLogUs = Varint.readLong(in);
+                final int lateCount = (int) Varint.readLong(in);
+                for (int k = 0; k < lateCount; k++) {
+                    s.markLate((int) Varint.readLong(in));
+                }
+            }
+            s.holdUs = Long.MAX_VALUE;
+            for (int i = 0; i < s.seen.length; i++) {
+                if (s.seen[i] && !s.lateChunk(i) && s.arrivals[i] < s.holdUs) {
+                    s.holdUs = s.arrivals[i];
+                }
             }
             return s;
         }

@@ -8,6 +8,8 @@ import java.util.Set;
 
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
+import dev.goodput.streams.time.WindowCloser;
+import dev.goodput.streams.time.WindowKey;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -35,7 +37,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     private ObjectStore<long[]> watermarks;
     private final Set<String> changedSinceLive = new HashSet<>();
     private final Set<String> foreignContracts = new HashSet<>();
-    private long closedThroughUs = Long.MIN_VALUE;
+    private WindowCloser closer;
     private long lateSamples;
 
     WindowMerger(StreamsConfig config) {
@@ -49,9 +51,10 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         this.watermarks = ctx.getStateStore(WATERMARKS);
         windows.load();
         watermarks.load();
-        closedThroughUs = minWatermark();
+        closer = new WindowCloser(config.upstreamPartitions(), config.windowUs(), config.graceUs());
+        watermarks.entries().forEach((k, v) -> closer.observe(Integer.parseInt(k), v[0]));
         LOG.info("window merger {} restored {} open windows, watermarks {}", ctx.taskId(), windows.size(),
-                watermarks.entries().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()[0]).toList());
+                closer.watermarks());
         ctx.schedule(config.liveInterval(), PunctuationType.WALL_CLOCK_TIME, t -> emitLive());
     }
 
@@ -65,7 +68,9 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         final long[] wm = watermarks.get(key);
         if (wm == null || sample.watermarkUs() > wm[0]) {
             watermarks.put(key, new long[] {sample.watermarkUs()});
-            closeWindows();
+            if (closer.observe(sample.upstream(), sample.watermarkUs())) {
+                closeWindows();
+            }
         }
     }
 
@@ -83,10 +88,10 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
 
     /** The open aggregate for a window, created on first use; null when that window has already closed. */
     private WindowAgg windowFor(String contractId, String scenarioId, long startUs) {
-        final String key = contractId + "|" + scenarioId + "|" + startUs;
+        final String key = new WindowKey(contractId, scenarioId, startUs).storeKey();
         WindowAgg a = windows.get(key);
         if (a == null) {
-            if (startUs + config.windowUs() + config.graceUs() <= closedThroughUs) {
+            if (closer.closed(startUs)) {
                 return null;
             }
             a = new WindowAgg(contractId, scenarioId, startUs);
@@ -98,31 +103,12 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         return a;
     }
 
-    /**
-     * The slowest upstream partition's event time; nothing closes until every input partition has
-     * reported (a partition that has not reported may still hold any window's events).
-     */
-    private long minWatermark() {
-        if (watermarks.size() < config.upstreamPartitions()) {
-            return Long.MIN_VALUE;
-        }
-        long min = Long.MAX_VALUE;
-        for (long[] w : watermarks.entries().values()) {
-            min = Math.min(min, w[0]);
-        }
-        return min;
-    }
-
     private void closeWindows() {
-        final long wm = minWatermark();
-        if (wm <= closedThroughUs) {
-            return;
-        }
-        closedThroughUs = wm;
+        final long wm = closer.closedThroughUs();
         LOG.debug("watermark {} closes windows ending at or before it minus the grace", wm);
         final List<Map.Entry<String, WindowAgg>> closing = new ArrayList<>();
         for (Map.Entry<String, WindowAgg> e : windows.entries().entrySet()) {
-            if (e.getValue().startUs + config.windowUs() + config.graceUs() <= wm) {
+            if (closer.closed(e.getValue().startUs)) {
                 closing.add(e);
             }
         }
@@ -172,6 +158,28 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
                 (a.startUs + config.windowUs()) / 1_000 - 1));
         return true;
     }
+
+    /** Any number of longs (a value of one long, as older builds wrote it, reads back as one). */
+    static final ObjectStore.Codec<long[]> LONGS_CODEC = new ObjectStore.Codec<>() {
+        @Override
+        public byte[] encode(long[] v) {
+            final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 * v.length);
+            for (long x : v) {
+                b.putLong(x);
+            }
+            return b.array();
+        }
+
+        @Override
+        public long[] decode(byte[] b) {
+            final java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(b);
+            final long[] v = new long[b.length / 8];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = in.getLong();
+            }
+            return v;
+        }
+    };
 
     static final ObjectStore.Codec<long[]> LONG_CODEC = new ObjectStore.Codec<>() {
         @Override
