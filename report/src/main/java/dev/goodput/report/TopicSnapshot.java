@@ -97,6 +97,9 @@ public final class TopicSnapshot {
                 }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(POLL)) {
                     if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
+                        if (dev.goodput.topics.Control.is(r.headers())) {
+                            continue; // a tick or an end-of-run marker: no event
+                        }
                         final V v;
                         try {
                             v = values.deserialize(r.topic(), r.headers(), r.value());

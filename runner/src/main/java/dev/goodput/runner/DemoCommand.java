@@ -191,7 +191,8 @@ final class DemoCommand implements Callable<Integer> {
                     ? new dev.goodput.failure.ConnectionWatch("demo", props, registry) : null;
                  Generator generator = new Generator(new StreamingClient(1024, TimingPriority.AUTO),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(),
-                            Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000), out)) {
+                            Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000, runId)
+                            .closeWindowsAfter(streamsConfig.window().plus(streamsConfig.grace())), out)) {
                 final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),
                         "goodput-demo-load");
                 load.start();
@@ -204,6 +205,9 @@ final class DemoCommand implements Callable<Integer> {
                 out.println("Stopping.");
                 generator.stop();
                 load.join(TimeUnit.SECONDS.toMillis(90));
+                out.printf(Locale.ROOT, "Closing the run's last windows (%d s: a window and its grace of ticks, then the"
+                        + " end-of-run marker).%n", streamsConfig.window().plus(streamsConfig.grace()).toSeconds());
+                out.flush();
             } finally {
                 table.close();
                 sink.close();

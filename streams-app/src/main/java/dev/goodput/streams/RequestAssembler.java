@@ -158,8 +158,13 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         maybeSweep();
     }
 
+    /**
+     * Sweeps each 100 ms of the time both log clocks have reached: everything a sweep does needs both
+     * (a waiting request has its request event, and it waits on the token log).
+     */
     private void maybeSweep() {
-        if (Math.max(clock.tokenLogUs(), clock.requestLogUs()) >= nextSweepUs) {
+        final long both = clock.both();
+        if (both != LogClock.NONE && both >= nextSweepUs) {
             sweep();
         }
     }
@@ -271,8 +276,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         final long logUs = tokenLog(record.timestamp());
-        final boolean late = clock.late(arrival, logUs);
-        RequestState s = refuseToken(record, t.getRequestId(), inflight.get(t.getRequestId()), late, logUs);
+        RequestState s = refuseToken(record, t.getRequestId(), inflight.get(t.getRequestId()), arrival, logUs);
         if (s == REFUSED) {
             return;
         }
@@ -289,7 +293,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             inflight.touch(t.getRequestId());
         }
         s.lastActivityUs = Math.max(s.lastActivityUs, arrival);
-        if (!s.addChunk(t.getChunkIndex(), arrival, logUs, late)) {
+        if (!s.addChunk(t.getChunkIndex(), arrival, logUs)) {
             deadLetter(record, "duplicate", "chunk " + t.getChunkIndex() + " of request " + t.getRequestId() + " came twice");
             return;
         }
@@ -310,10 +314,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         final long logUs = tokenLog(timestampMs);
-        final boolean late = clock.late(fast.arrivalUs, logUs);
         RequestState s = inflight.get(id);
-        if (s == null || s.requestBytes != null || late) {
-            s = refuseToken(null, id, s, late, logUs);
+        if (s == null || clock.late(fast.arrivalUs, logUs)) {
+            s = refuseToken(null, id, s, fast.arrivalUs, logUs);
             if (s == REFUSED) {
                 return;
             }
@@ -346,7 +349,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         if (arrival > s.lastActivityUs) {
             s.lastActivityUs = arrival;
         }
-        if (!s.addChunk(fast.chunkIndex, arrival, logUs, late)) {
+        if (!s.addChunk(fast.chunkIndex, arrival, logUs)) {
             deadLetter(currentRecord(), "duplicate", "chunk " + fast.chunkIndex + " of request " + id + " came twice");
             return;
         }
@@ -355,38 +358,61 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
     }
 
-    /** Marks a token event {@link #refuseToken} sent to the DLQ. */
+    /** Ids of requests refused as late are kept with the finished ones, under this prefix. */
+    private static final String REFUSED_PREFIX = "!";
+
+    /** Marks a token event {@link #refuseToken} refused. */
     private static final RequestState REFUSED = new RequestState();
 
     /**
      * The checks of a token event against its request, in an order that makes the outcome a function
-     * of the log alone: lateness first (the record's own log time), then a finished request
-     * (duplicate), then a request whose token wait has run out in the token log (late). Returns the
-     * request's state (null when there is none yet) or {@link #REFUSED}.
+     * of the log alone: a late token event (its own log time) is refused and never joins; a request
+     * refused as late takes its other token events with it; one of a finished request is a duplicate (a
+     * request finishes only with all its chunks, or once no on-time token event of it can come).
+     * Returns the request's state (null when there is none yet) or {@link #REFUSED}.
      */
-    private RequestState refuseToken(Record<String, byte[]> record, String id, RequestState s, boolean late, long logUs) {
-        if (s == null && late) {
-            deadLetter(record != null ? record : currentRecord(), "late", "a token event of request " + id
-                    + " after its window closed (log time " + WindowAgg.instant(logUs) + ", grace " + config.grace() + ")");
+    private RequestState refuseToken(Record<String, byte[]> record, String id, RequestState s, long arrivalUs, long logUs) {
+        final Record<String, byte[]> r = record != null ? record : currentRecord();
+        if (clock.late(arrivalUs, logUs)) {
+            refuseLate(r, logUs, "a token event of request " + id + " (chunk at " + WindowAgg.instant(arrivalUs)
+                    + ") after its window closed (log time " + WindowAgg.instant(logUs) + ", grace " + config.grace() + ")");
             return REFUSED;
+        }
+        if (s == null && finished.contains(REFUSED_PREFIX + id)) {
+            return REFUSED; // its request event is in the DLQ as late, and the request with it
         }
         if (s == null && finished.contains(id)) {
-            deadLetter(record != null ? record : currentRecord(), "duplicate", "a token event of request " + id
-                    + ", which has finished");
-            return REFUSED;
-        }
-        if (s != null && s.requestBytes != null && logUs >= s.requestLogUs + tokenWaitUs()) {
-            // its request waited tokenWait of token log time for it: the request finishes without it
-            finish(id, s);
-            deadLetter(record != null ? record : currentRecord(), "late", "a token event of request " + id
-                    + " more than " + config.tokenWait() + " after its request event in the log");
+            deadLetter(r, "duplicate", "a token event of request " + id + ", which has finished");
             return REFUSED;
         }
         return s;
     }
 
-    private long tokenWaitUs() {
-        return config.tokenWait().toNanos() / 1_000;
+    /**
+     * A late record goes to the DLQ and is counted in the late events of the window its log time falls
+     * in (its own window has closed; that one is open, since no watermark passes a log clock).
+     */
+    private void refuseLate(Record<String, byte[]> record, long logUs, String message) {
+        deadLetter(record, "late", message);
+        final String[] where = contractAndScenario(record);
+        if (where != null) {
+            partial(where[0], where[1], Definitions.windowStart(logUs, config.windowUs())).lateEvents++;
+        }
+    }
+
+    /** The contract and scenario of a token or request record, or null when it cannot be read. */
+    private String[] contractAndScenario(Record<String, byte[]> record) {
+        try {
+            final String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
+            if (topic.equals(config.topics().tokens())) {
+                final TokenEvent t = tokens.deserialize(topic, record.value());
+                return config.contracts().containsKey(t.getContractId()) ? new String[] {t.getContractId(), t.getScenarioId()} : null;
+            }
+            final RequestEvent r = requests.deserialize(topic, record.value());
+            return config.contracts().containsKey(r.getContractId()) ? new String[] {r.getContractId(), r.getScenarioId()} : null;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     private String knownContract() {
@@ -429,11 +455,13 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         // lateness first, then duplicates: ids of finished requests are forgotten only once any event
         // of theirs would be late, so the reason is the same whenever the id is forgotten
         if (clock.late(completion, logUs)) {
-            deadLetter(record, "late", "completed at " + WindowAgg.instant(completion) + ", after its window closed "
+            refuseLate(record, logUs, "completed at " + WindowAgg.instant(completion) + ", after its window closed "
                     + "(log time " + WindowAgg.instant(logUs) + ", grace " + config.grace() + ")");
             final RequestState dropped = inflight.get(id);
             if (dropped == null || dropped.requestBytes == null) {
                 forget(id);
+                // its token events still to come join nothing: dropped with it, whichever topic is read first
+                finished.add(REFUSED_PREFIX + id, completion);
             }
             return;
         }
@@ -522,20 +550,20 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 .setDispatchLatenessUs(lateness).setOutputTokens(r.getOutputTokens()).setSloPass(sloPass)
                 .setFailedObjectives(failed).setQualityPass(qualityPass).setGood(good).build()), recordTs));
 
-        final long[][] gaps = ok ? s.gaps() : new long[][] {new long[0], new long[0], new long[0]};
+        final long[][] gaps = ok ? s.gaps() : new long[][] {new long[0], new long[0]};
         final Sample.Request sample = new Sample.Request(partition, lastWatermarkSent, r.getContractId(), r.getScenarioId(),
                 completion, r.getStatus().ordinal(), r.getErrorClass(), ttft, ttfat, e2e, tpot, r.getOutputTokens(),
                 lateness, sloPass, qualityPass, good, gaps[0], gaps[1]);
-        aggregate(sample, gaps[2]);
+        aggregate(sample);
     }
 
     /**
      * Adds a finished request to this partition's partial aggregates, which go to the merger with
      * the next heartbeat: one record per (contract, scenario, window) and heartbeat instead of one
-     * per request. An ITL gap whose later chunk's token event was late counts as a late event of the
-     * request's window (whose own record is on time, or the request would have been refused).
+     * per request. Every chunk here came on time (a late token event never joins), and the request
+     * holds its gaps' windows open until it finishes, so each gap goes to its own window.
      */
-    private void aggregate(Sample.Request r, long[] lateGaps) {
+    private void aggregate(Sample.Request r) {
         final long size = config.windowUs();
         final long start = Definitions.windowStart(r.completionUs(), size);
         final WindowAgg agg = partial(r.contractId(), r.scenarioId(), start);
@@ -545,9 +573,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         for (int i = 0; i < r.gapsUs().length; i++) {
             final long gapStart = Definitions.windowStart(r.gapTimesUs()[i], size);
-            if (lateGaps[i] != 0) {
-                agg.lateEvents++;
-            } else if (gapStart == start) {
+            if (gapStart == start) {
                 agg.addGap(r.gapsUs()[i]);
             } else {
                 partial(r.contractId(), r.scenarioId(), gapStart).addGap(r.gapsUs()[i]);
@@ -595,24 +621,22 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     /**
-     * Finishes requests whose token events stopped coming (their request event arrived more than
-     * tokenWait ago in event time) and drops token events whose request event never came.
+     * Finishes requests whose missing token events can no longer come on time, and gives up on token
+     * events whose request event never came (orphans: {@code orphanExpiry} of log time after their last).
      */
     private void sweep() {
         final long both = clock.both();
-        nextSweepUs = Math.max(clock.tokenLogUs(), clock.requestLogUs()) + 100_000;
+        nextSweepUs = both + 100_000;
         // once both log clocks are a window and its grace past a completion, any event of that request
         // is late; its id need not be kept
-        if (both != LogClock.NONE) {
-            finished.expire(both - config.windowUs() - config.graceUs());
-        }
-        final long tokenWait = tokenWaitUs();
-        // only the token log can say a token event is not coming (before it has a record, nothing is due)
+        finished.expire(both - config.windowUs() - config.graceUs());
+        // A request with missing chunks finishes once the token log says none of them can come on time:
+        // its chunks all arrived by its completion, so any still to come is late
         final long tokenLogUs = clock.tokenLogUs();
-        if (!waiting.isEmpty() && tokenLogUs != LogClock.NONE) {
+        if (!waiting.isEmpty()) {
             final List<Map.Entry<String, RequestState>> due = new ArrayList<>();
             for (Map.Entry<String, RequestState> e : waiting.entrySet()) {
-                if (e.getValue().requestLogUs + tokenWait <= tokenLogUs) {
+                if (clock.late(e.getValue().completionUs, tokenLogUs)) {
                     due.add(e);
                 }
             }
@@ -625,7 +649,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         // orphans (token events whose request event never came) expire after minutes: a pass over
         // every in-flight request each 1/60 of that is plenty, and each 100 ms of event time is not
         final long orphan = config.orphanExpiry().toNanos() / 1_000;
-        if (both != LogClock.NONE && both >= nextOrphanSweepUs) {
+        if (both >= nextOrphanSweepUs) {
             nextOrphanSweepUs = both + Math.max(1_000_000, orphan / 60);
             final List<String> orphans = new ArrayList<>();
             for (Map.Entry<String, RequestState> e : inflight.entries().entrySet()) {

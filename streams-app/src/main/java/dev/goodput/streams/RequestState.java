@@ -26,23 +26,18 @@ final class RequestState {
     /** Log time of the request event (Long.MIN_VALUE before it arrives). */
     long requestLogUs = Long.MIN_VALUE;
     /**
-     * The earliest on-time chunk arrival: the request holds the partition's watermark here until
-     * it finishes, so the windows of its gaps stay open however long it streams.
+     * The earliest chunk arrival: the request holds the partition's watermark here until it
+     * finishes, so the windows of its gaps stay open however long it streams.
      */
     long holdUs = Long.MAX_VALUE;
-    /** Chunks whose token event was late (null when none, as nearly always). */
-    private boolean[] late;
 
     /** Adds a chunk; false when this chunk index was already seen (a duplicate). */
     boolean addChunk(int index, long arrivalUs) {
-        return addChunk(index, arrivalUs, Long.MIN_VALUE, false);
+        return addChunk(index, arrivalUs, Long.MIN_VALUE);
     }
 
-    /**
-     * Adds a chunk with its token event's log time; a late chunk's gap counts as a late event of
-     * its window instead of a sample. False when this chunk index was already seen (a duplicate).
-     */
-    boolean addChunk(int index, long arrivalUs, long logUs, boolean isLate) {
+    /** Adds a chunk with its token event's log time; false when this chunk index was already seen (a duplicate). */
+    boolean addChunk(int index, long arrivalUs, long logUs) {
         if (index >= arrivals.length) {
             final int n = Math.max(index + 1, arrivals.length * 2);
             arrivals = Arrays.copyOf(arrivals, n);
@@ -58,26 +53,13 @@ final class RequestState {
         if (logUs > lastChunkLogUs) {
             lastChunkLogUs = logUs;
         }
-        if (isLate) {
-            markLate(index);
-        } else if (arrivalUs < holdUs) {
+        if (arrivalUs < holdUs) {
             holdUs = arrivalUs;
         }
         return true;
     }
 
-    private void markLate(int index) {
-        if (late == null || late.length <= index) {
-            late = late == null ? new boolean[Math.max(index + 1, 16)] : Arrays.copyOf(late, Math.max(index + 1, late.length * 2));
-        }
-        late[index] = true;
-    }
-
-    boolean lateChunk(int index) {
-        return late != null && index < late.length && late[index];
-    }
-
-    /** The event time this request holds the watermark at: its earliest on-time chunk, or its completion. */
+    /** The event time this request holds the watermark at: its earliest chunk, or its completion. */
     long hold() {
         return requestBytes == null ? holdUs : Math.min(holdUs, completionUs);
     }
@@ -99,8 +81,7 @@ final class RequestState {
 
     /**
      * ITL gaps between consecutive chunk indices that both arrived, with the later chunk's time
-     * (the gap belongs to that chunk's window) and whether that chunk was late (1) or not (0). A
-     * missing chunk makes no gap across it.
+     * (the gap belongs to that chunk's window). A missing chunk makes no gap across it.
      */
     long[][] gaps() {
         int n = 0;
@@ -112,16 +93,14 @@ final class RequestState {
         }
         final long[] gaps = new long[n];
         final long[] times = new long[n];
-        final long[] lateFlags = new long[n];
         int j = 0;
         for (int i = 1; i < limit; i++) {
             if (seen[i] && seen[i - 1]) {
                 gaps[j] = arrivals[i] - arrivals[i - 1];
-                lateFlags[j] = lateChunk(i) ? 1 : 0;
                 times[j++] = arrivals[i];
             }
         }
-        return new long[][] {gaps, times, lateFlags};
+        return new long[][] {gaps, times};
     }
 
     private int highestIndex() {
@@ -164,16 +143,6 @@ final class RequestState {
             // appended later: a state written by an older build simply lacks them
             Varint.writeLong(out, s.lastChunkLogUs);
             Varint.writeLong(out, s.requestLogUs);
-            int lateCount = 0;
-            for (int i = 0; s.late != null && i < s.late.length; i++) {
-                lateCount += s.late[i] ? 1 : 0;
-            }
-            Varint.writeLong(out, lateCount);
-            for (int i = 0; s.late != null && i < s.late.length; i++) {
-                if (s.late[i]) {
-                    Varint.writeLong(out, i);
-                }
-            }
             return out.toByteArray();
         }
 
@@ -202,16 +171,6 @@ final class RequestState {
             if (in.hasRemaining()) {
                 s.lastChunkLogUs = Varint.readLong(in);
                 s.requestLogUs = Varint.readLong(in);
-                final int lateCount = (int) Varint.readLong(in);
-                for (int k = 0; k < lateCount; k++) {
-                    s.markLate((int) Varint.readLong(in));
-                }
-            }
-            s.holdUs = Long.MAX_VALUE;
-            for (int i = 0; i < s.seen.length; i++) {
-                if (s.seen[i] && !s.lateChunk(i) && s.arrivals[i] < s.holdUs) {
-                    s.holdUs = s.arrivals[i];
-                }
             }
             return s;
         }

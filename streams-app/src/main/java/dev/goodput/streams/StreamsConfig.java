@@ -14,14 +14,15 @@ import dev.goodput.contract.Contract;
  * @param objectivesOverride SLO objectives replacing every contract's (what-if, --goodput), or empty
  * @param window             tumbling window size
  * @param grace              how long after a window's end events are still accepted (event time)
- * @param tokenWait          how long after its request event a request waits for missing token events
- * @param orphanExpiry       token events whose request event never comes are dropped (and counted) after this
+ * @param orphanExpiry       token events whose request event never comes are given up after this much log time
+ *                           without another token event of theirs (60 s, past the producer's 30 s stall timeout);
+ *                           until then they hold their windows open
  * @param liveInterval       wall-clock interval of live (non-final) window updates
  * @param upstreamPartitions partitions of the input topics: a window closes only when every one of them has passed it
  * @param topics             topic names
  */
 public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.Objectives> objectivesOverride,
-                            Duration window, Duration grace, Duration tokenWait, Duration orphanExpiry,
+                            Duration window, Duration grace, Duration orphanExpiry,
                             Duration liveInterval, int upstreamPartitions, TopicNames topics, Selection selection) {
 
     /**
@@ -52,7 +53,7 @@ public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.O
 
     public static StreamsConfig defaults(Map<String, Contract> contracts) {
         return new StreamsConfig(contracts, Optional.empty(), Duration.ofSeconds(10), Duration.ofSeconds(5),
-                Duration.ofSeconds(2), Duration.ofMinutes(10), Duration.ofSeconds(1), 1, TopicNames.defaults(), Selection.ALL);
+                Duration.ofSeconds(60), Duration.ofSeconds(1), 1, TopicNames.defaults(), Selection.ALL);
     }
 
     /**
@@ -62,32 +63,32 @@ public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.O
     public StreamsConfig withWindow(Duration size, Duration graceDuration) {
         dev.goodput.config.Durations.positive(size, "--window");
         dev.goodput.config.Durations.nonNegative(graceDuration, "--grace");
-        return new StreamsConfig(contracts, objectivesOverride, size, graceDuration, tokenWait, orphanExpiry,
+        return new StreamsConfig(contracts, objectivesOverride, size, graceDuration, orphanExpiry,
                 liveInterval, upstreamPartitions, topics, selection);
     }
 
     public StreamsConfig withObjectives(Contract.Objectives o) {
-        return new StreamsConfig(contracts, Optional.of(o), window, grace, tokenWait, orphanExpiry, liveInterval,
+        return new StreamsConfig(contracts, Optional.of(o), window, grace, orphanExpiry, liveInterval,
                 upstreamPartitions, topics, selection);
     }
 
     public StreamsConfig withTopics(TopicNames t) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval,
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval,
                 upstreamPartitions, t, selection);
     }
 
     public StreamsConfig withLiveInterval(Duration d) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, d,
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, orphanExpiry, d,
                 upstreamPartitions, topics, selection);
     }
 
     public StreamsConfig withUpstreamPartitions(int n) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval, n,
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval, n,
                 topics, selection);
     }
 
     public StreamsConfig withSelection(Selection s) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, tokenWait, orphanExpiry, liveInterval,
+        return new StreamsConfig(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval,
                 upstreamPartitions, topics, s);
     }
 

@@ -46,6 +46,7 @@ final class Fixture implements AutoCloseable {
     final TestInputTopic<String, TokenEvent> tokens;
     final TestInputTopic<String, RequestEvent> requests;
     final TestInputTopic<String, byte[]> rawTokens;
+    final TestInputTopic<String, byte[]> rawRequests;
     final TestOutputTopic<String, RequestVerdict> verdicts;
     final TestOutputTopic<String, WindowStats> windows;
     final TestOutputTopic<String, byte[]> dlq;
@@ -74,6 +75,7 @@ final class Fixture implements AutoCloseable {
         tokens = driver.createInputTopic(t.tokens(), Serdes.String().serializer(), serdes.value(TokenEvent.class).serializer());
         requests = driver.createInputTopic(t.requests(), Serdes.String().serializer(), serdes.value(RequestEvent.class).serializer());
         rawTokens = driver.createInputTopic(t.tokens(), Serdes.String().serializer(), Serdes.ByteArray().serializer());
+        rawRequests = driver.createInputTopic(t.requests(), Serdes.String().serializer(), Serdes.ByteArray().serializer());
         verdicts = driver.createOutputTopic(t.verdicts(), Serdes.String().deserializer(),
                 serdes.value(RequestVerdict.class).deserializer());
         windows = driver.createOutputTopic(t.windowStats(), Serdes.String().deserializer(),
@@ -90,14 +92,38 @@ final class Fixture implements AutoCloseable {
     }
 
     void token(String contractId, String requestId, int index, long arrivalUs, int tokenCount, ChunkKind kind) {
+        tokenLogged(contractId, requestId, index, arrivalUs, tokenCount, kind, arrivalUs / 1000);
+    }
+
+    /** A token event whose record has log time {@code logMs} (the broker's append time). */
+    void tokenLogged(String contractId, String requestId, int index, long arrivalUs, int tokenCount, ChunkKind kind,
+                     long logMs) {
         final TokenEvent e = TokenEvent.newBuilder().setContractId(contractId).setRunId("run")
                 .setScenarioId("s1").setRequestId(requestId).setChunkIndex(index).setKind(kind).setTokens(tokenCount)
                 .setArrivalTimeUs(at(arrivalUs)).setWarmup(false).build();
         if (batchSize == 0) {
-            tokens.pipeInput(requestId, e, arrivalUs / 1000);
+            tokens.pipeInput(requestId, e, logMs);
         } else {
             rawToken(requestId, serdes.value(TokenEvent.class).serializer().serialize(config.topics().tokens(), e),
-                    arrivalUs / 1000);
+                    logMs);
+        }
+    }
+
+    /** A request event whose record has log time {@code logMs}. */
+    void requestLogged(RequestEvent e, long logMs) {
+        flushTokens();
+        requests.pipeInput(e.getRequestId(), e, logMs);
+    }
+
+    /** A control record (a generator's tick) on the token or the request topic, at log time {@code logMs}. */
+    void control(boolean tokenTopic, long logMs) {
+        flushTokens();
+        final RecordHeaders h = new RecordHeaders();
+        h.add(dev.goodput.topics.Control.HEADER, dev.goodput.topics.Control.utf8(dev.goodput.topics.Control.TICK));
+        if (tokenTopic) {
+            rawTokens.pipeInput(new TestRecord<>(null, null, h, logMs));
+        } else {
+            rawRequests.pipeInput(new TestRecord<>(null, null, h, logMs));
         }
     }
 
@@ -128,6 +154,10 @@ final class Fixture implements AutoCloseable {
 
     /** One request: its chunks at the given arrival times (1 token each unless given), then its request event. */
     RequestEvent.Builder ok(String id, long intendedUs, long[] arrivals) {
+        return okEvent(id, intendedUs, arrivals);
+    }
+
+    static RequestEvent.Builder okEvent(String id, long intendedUs, long[] arrivals) {
         return RequestEvent.newBuilder().setContractId(CONTRACT.id()).setRunId("run").setScenarioId("s1")
                 .setTargetId("sim").setGpuType("H100").setGpuCount(1).setRequestId(id).setAttempt(1)
                 .setIntendedSendTimeUs(at(intendedUs)).setActualSendTimeUs(at(intendedUs + 100))
@@ -157,12 +187,16 @@ final class Fixture implements AutoCloseable {
     }
 
     void failedRequest(String id, long intendedUs, long completionUs, RequestStatus status, String errorClass) {
-        request(RequestEvent.newBuilder().setContractId(CONTRACT.id()).setRunId("run").setScenarioId("s1")
+        request(failedEvent(id, intendedUs, completionUs, status, errorClass));
+    }
+
+    static RequestEvent failedEvent(String id, long intendedUs, long completionUs, RequestStatus status, String errorClass) {
+        return RequestEvent.newBuilder().setContractId(CONTRACT.id()).setRunId("run").setScenarioId("s1")
                 .setTargetId("sim").setGpuType("H100").setGpuCount(1).setRequestId(id).setAttempt(1)
                 .setIntendedSendTimeUs(at(intendedUs)).setActualSendTimeUs(at(intendedUs + 50))
                 .setCompletionTimeUs(at(completionUs)).setPromptTokens(10).setOutputTokens(0)
                 .setOutputTokensSource(TokenCountSource.CHUNK_COUNT).setContentChunks(0).setStatus(status)
-                .setErrorClass(errorClass).setWarmup(false).build());
+                .setErrorClass(errorClass).setWarmup(false).build();
     }
 
     /** Lets heartbeats and live updates run (wall-clock punctuations). */

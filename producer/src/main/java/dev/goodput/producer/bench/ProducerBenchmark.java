@@ -135,7 +135,7 @@ public final class ProducerBenchmark {
         final Histogram ttft;
         try (StreamingClient http = new StreamingClient(4096, priority);
              KafkaEventSink kafka = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(),
-                     Topics.RUNS.name(), 4_000_000)) {
+                     Topics.RUNS.name(), 4_000_000).closeWindowsAfter(Duration.ZERO)) {
             final EventSink tee = new EventSink() {
                 @Override
                 public void token(TokenEvent event) {

@@ -148,6 +148,12 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process.")
     long seed;
 
+    @Option(names = "--close-windows-after", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "15",
+            description = "After the last event, tick every partition this long, then publish the end-of-run marker, so"
+                    + " the run's last windows close: the streams-app's window plus its grace (default: ${DEFAULT-VALUE} s"
+                    + " = the default 10 s window and 5 s grace; 0 for no wait).")
+    double closeWindowsAfterS;
+
     @Option(names = "--progress-interval", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "5", description = "Time between progress lines (default: ${DEFAULT-VALUE} s).")
     double progressS;
 
@@ -171,6 +177,9 @@ public final class ProduceCommand implements Callable<Integer> {
         }
         if (!(stallS > 0)) {
             bad.add("--stall-timeout " + stallS + " s: must be more than 0");
+        }
+        if (!(closeWindowsAfterS >= 0)) {
+            bad.add("--close-windows-after " + closeWindowsAfterS + " s: must be 0 or more");
         }
         if (!(progressS > 0)) {
             bad.add("--progress-interval " + progressS + " s: must be more than 0");
@@ -231,7 +240,7 @@ public final class ProduceCommand implements Callable<Integer> {
             try (dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("produce", props, registry);
                  Generator g = new Generator(client(priority),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
-                            publishBuffer), out)) {
+                            publishBuffer, run).closeWindowsAfter(Duration.ofMillis(Math.round(closeWindowsAfterS * 1000))), out)) {
                 // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event
                 hook = new Thread(() -> {
                     g.stop();

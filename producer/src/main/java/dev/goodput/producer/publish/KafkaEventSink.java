@@ -16,6 +16,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.producer.client.EventSink;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerializer;
+import dev.goodput.topics.Control;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -42,11 +43,29 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
     private final LongAdder requestsOffered = new LongAdder();
     private final LongAdder acked = new LongAdder();
     private final Thread publisher;
+    private final Thread ticker;
     private final int capacity;
     private volatile boolean closing;
+    private volatile boolean ticking = true;
+    private volatile Duration closeWindowsAfter = DEFAULT_CLOSE_AFTER;
+    private final String runIdForMarker;
+
+    /**
+     * How long the sink ticks on after the run's last event before its end-of-run marker: long
+     * enough for the run's last window to close (the default window, 10 s, plus its grace, 5 s).
+     */
+    public static final Duration DEFAULT_CLOSE_AFTER = Duration.ofSeconds(15);
+    /** How often every partition of both raw topics gets a tick ({@link Control}). */
+    static final Duration TICK_EVERY = Duration.ofSeconds(1);
 
     public KafkaEventSink(Properties clientProps, SchemaRegistryClient registry, String tokensTopic,
                           String requestsTopic, String runsTopic, int bufferCapacity) {
+        this(clientProps, registry, tokensTopic, requestsTopic, runsTopic, bufferCapacity, null);
+    }
+
+    public KafkaEventSink(Properties clientProps, SchemaRegistryClient registry, String tokensTopic,
+                          String requestsTopic, String runsTopic, int bufferCapacity, String runId) {
+        this.runIdForMarker = runId;
         this.tokensTopic = tokensTopic;
         this.requestsTopic = requestsTopic;
         this.runsTopic = runsTopic;
@@ -57,6 +76,56 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
         this.publisher = new Thread(this::publish, "goodput-publisher");
         publisher.setDaemon(true);
         publisher.start();
+        this.ticker = new Thread(this::tick, "goodput-ticker");
+        ticker.setDaemon(true);
+        ticker.start();
+    }
+
+    /**
+     * How long to tick on after the last event before the end-of-run marker ({@link #DEFAULT_CLOSE_AFTER};
+     * 0 for none): the streams-app closes a window once the log has passed its end plus the grace, so
+     * this must cover the window and grace it runs with for the run's last windows to close.
+     */
+    public KafkaEventSink closeWindowsAfter(Duration d) {
+        if (d.isNegative()) {
+            throw new IllegalArgumentException("closing the windows takes 0 s or more");
+        }
+        this.closeWindowsAfter = d;
+        return this;
+    }
+
+    private void tick() {
+        while (ticking) {
+            sendControl(Control.TICK);
+            try {
+                Thread.sleep(TICK_EVERY.toMillis());
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /**
+     * A control record to every partition of both raw topics: its log time moves each partition's
+     * event time, so windows close on quiet partitions too (see {@link Control}).
+     */
+    private void sendControl(String kind) {
+        for (String topic : List.of(tokensTopic, requestsTopic)) {
+            final int partitions;
+            try {
+                partitions = producer.partitionsFor(topic).size();
+            } catch (RuntimeException e) {
+                continue; // the connection watch says why; events keep their own retries
+            }
+            for (int p = 0; p < partitions; p++) {
+                final ProducerRecord<String, SpecificRecord> r = new ProducerRecord<>(topic, p, (Long) null, (String) null, (SpecificRecord) null);
+                r.headers().add(Control.HEADER, Control.utf8(kind));
+                if (runIdForMarker != null && Control.END_OF_RUN.equals(kind)) {
+                    r.headers().add(Control.RUN_ID, Control.utf8(runIdForMarker));
+                }
+                producer.send(r);
+            }
+        }
     }
 
     /** Defaults for a lossless, ordered, duplicate-free event stream; the user's properties win. */
@@ -173,6 +242,23 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
     @Override
     public void close() {
         flush(Duration.ofMinutes(5));
+        if (!closeWindowsAfter.isZero() && failure.get() == null) {
+            // ticks go on while the run's last windows pass their grace, then the end-of-run marker
+            try {
+                Thread.sleep(closeWindowsAfter.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        ticking = false;
+        ticker.interrupt();
+        try {
+            ticker.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        sendControl(Control.END_OF_RUN);
+        producer.flush();
         closing = true;
         try {
             publisher.join(60_000);

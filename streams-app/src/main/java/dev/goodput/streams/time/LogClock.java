@@ -70,15 +70,13 @@ public final class LogClock {
 
     /**
      * The log time both topics have reached: every record still to come has a log time at or past
-     * it. A topic that has had no record yet does not hold it back (there is nothing of it to wait
-     * for; the generators tick every partition of both topics, so this lasts only until the first tick).
+     * it. {@link #NONE} until both topics have had a record: until then, the topic not yet read may
+     * hold anything (a replay may read one topic far ahead of the other). The generators tick every
+     * partition of both topics, so a partition without requests still gets both clocks.
      */
     public long both() {
-        if (tokenLogUs == NONE) {
-            return requestLogUs;
-        }
-        if (requestLogUs == NONE) {
-            return tokenLogUs;
+        if (tokenLogUs == NONE || requestLogUs == NONE) {
+            return NONE;
         }
         return Math.min(tokenLogUs, requestLogUs);
     }

@@ -1,0 +1,245 @@
+package dev.goodput.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+
+import dev.goodput.avro.ChunkKind;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.streams.time.LogClock;
+import dev.goodput.topics.DeadLetters;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The event-time core's promise, tried on randomized logs (a fixed list of seeds): for any
+ * heartbeat cadence, token batch size, interleaving of the two raw topics and replay speed, the
+ * final window records, the verdicts and the refused records are the same. Each log holds long
+ * requests (up to 40 s, several windows each), token events published late, request events
+ * published late, duplicated request events and a request without chunks; its records carry log
+ * times (the broker's append time) as they would on the raw topics.
+ */
+class EventTimePropertyTest {
+
+    private static final long MS = 1_000;
+    private static final long S = 1_000_000;
+
+    /** One record of the log: a token event, a request event, or a tick, on its topic at its log time. */
+    private record Rec(boolean tokenTopic, long logMs, String id, int index, long arrivalUs, RequestEvent request) {
+    }
+
+    /** How one run reads the log. */
+    private record Reading(String name, double tokenBias, int batchSize, double heartbeatChance, long maxHeartbeatMs) {
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3, 5, 8, 13, 21, 34})
+    void finalRecordsDependOnTheLogAlone(long seed) {
+        final List<Rec> tokens = new ArrayList<>();
+        final List<Rec> requests = new ArrayList<>();
+        final Oracle oracle = generate(new Random(seed), tokens, requests);
+
+        // the reference: both topics in log-time order, a heartbeat after every record
+        final Outcome reference = run(tokens, requests, new Reading("log order", -1, 0, 1.0, 200), new Random(0));
+        assertThat(reference.finals).as("final windows").isNotEmpty();
+        assertThat(reference.requestsInFinals).as("requests in final windows").isEqualTo(oracle.onTime);
+        assertThat(reference.dlqReasons.getOrDefault("late", 0)).as("late records in the DLQ").isEqualTo(oracle.late);
+        assertThat(reference.lateEvents).as("late records counted in the windows").isEqualTo(oracle.late);
+        assertThat(reference.dlqReasons.getOrDefault("duplicate", 0)).as("duplicated request events").isEqualTo(oracle.duplicates);
+
+        final Random how = new Random(seed * 31 + 7);
+        final List<Reading> readings = List.of(
+                new Reading("every token first", 1.0, 0, 0.3, 700),
+                new Reading("every request first", 0.0, 0, 0.3, 700),
+                new Reading("random, batches of 50, rare long heartbeats (replay)", 0.6, 50, 0.02, 3000),
+                new Reading("random, batches of 7, frequent heartbeats (live)", 0.5, 7, 0.8, 250),
+                new Reading("random, single events, no heartbeat until the end", 0.8, 0, 0.0, 0),
+                new Reading("random, batches of 1", 0.3, 1, 0.5, 1500));
+        for (Reading r : readings) {
+            final Outcome o = run(tokens, requests, r, how);
+            assertThat(o.finals).as("final window records, " + r.name).containsExactlyElementsOf(reference.finals);
+            assertThat(o.verdicts).as("verdicts, " + r.name).containsExactlyElementsOf(reference.verdicts);
+            assertThat(o.dlq).as("refused records, " + r.name).containsExactlyElementsOf(reference.dlq);
+        }
+    }
+
+    private record Outcome(List<String> finals, List<String> verdicts, List<String> dlq, long requestsInFinals,
+                           long lateEvents, Map<String, Integer> dlqReasons) {
+    }
+
+    private static Outcome run(List<Rec> tokens, List<Rec> requests, Reading reading, Random how) {
+        try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)),
+                reading.batchSize)) {
+            int t = 0;
+            int q = 0;
+            while (t < tokens.size() || q < requests.size()) {
+                final boolean takeToken;
+                if (t == tokens.size()) {
+                    takeToken = false;
+                } else if (q == requests.size()) {
+                    takeToken = true;
+                } else if (reading.tokenBias < 0) {
+                    takeToken = tokens.get(t).logMs <= requests.get(q).logMs;
+                } else {
+                    takeToken = how.nextDouble() < reading.tokenBias;
+                }
+                pipe(f, takeToken ? tokens.get(t++) : requests.get(q++));
+                if (how.nextDouble() < reading.heartbeatChance) {
+                    f.flushTokens();
+                    f.driver.advanceWallClockTime(java.time.Duration.ofMillis(1 + (long) (how.nextDouble() * reading.maxHeartbeatMs)));
+                }
+            }
+            f.flushTokens();
+            for (int i = 0; i < 5; i++) {
+                f.driver.advanceWallClockTime(java.time.Duration.ofMillis(1100));
+            }
+            final Serde serde = new Serde(f);
+            final List<String> finals = new ArrayList<>();
+            long inFinals = 0;
+            long late = 0;
+            for (TestRecord<String, WindowStats> w : f.windows.readRecordsToList()) {
+                if (w.value().getIsFinal()) {
+                    finals.add(w.key() + " requests=" + w.value().getRequestsTotal() + " itl=" + w.value().getItl().getCount()
+                            + " late=" + w.value().getLateEvents() + " " + serde.window(w.value()));
+                    inFinals += w.value().getRequestsTotal();
+                    late += w.value().getLateEvents();
+                }
+            }
+            final List<String> verdicts = new ArrayList<>();
+            for (TestRecord<String, RequestVerdict> v : f.verdicts.readRecordsToList()) {
+                verdicts.add(v.key() + " " + serde.verdict(v.value()));
+            }
+            verdicts.sort(null);
+            final List<String> dlq = new ArrayList<>();
+            final Map<String, Integer> reasons = new TreeMap<>();
+            for (TestRecord<String, byte[]> d : f.dlq.readRecordsToList()) {
+                final String reason = DeadLetters.header(d.headers(), DeadLetters.REASON);
+                dlq.add(d.key() + " " + reason + " " + Serde.body(d.value()));
+                reasons.merge(reason, 1, Integer::sum);
+            }
+            dlq.sort(null);
+            return new Outcome(finals, verdicts, dlq, inFinals, late, reasons);
+        }
+    }
+
+    private static void pipe(Fixture f, Rec r) {
+        if (r.id == null) {
+            f.control(r.tokenTopic, r.logMs);
+        } else if (r.tokenTopic) {
+            f.tokenLogged(Fixture.CONTRACT.id(), r.id, r.index, r.arrivalUs, 1, ChunkKind.ANSWER, r.logMs);
+        } else {
+            f.requestLogged(r.request, r.logMs);
+        }
+    }
+
+    /** What the log must give, counted from the generated records by the definitions, not by the topology. */
+    private static final class Oracle {
+        long onTime;
+        int late;
+        int duplicates;
+    }
+
+    private static Oracle generate(Random r, List<Rec> tokens, List<Rec> requests) {
+        final StreamsConfig c = StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
+        final long window = c.windowUs();
+        final long grace = c.graceUs();
+        final Oracle oracle = new Oracle();
+        final long start = Fixture.T0 + S;
+        final int n = 8 + r.nextInt(6);
+        long lastLogMs = 0;
+        for (int k = 0; k < n; k++) {
+            final String id = "r" + k;
+            final long intended = start + (long) (r.nextDouble() * 40 * S);
+            if (k == 0) {
+                // a request without chunks (an error): it has nothing to hold and nothing to wait for
+                final long completion = intended + 300 * MS;
+                final long logMs = completion / MS + r.nextInt(150);
+                requests.add(new Rec(false, logMs, id, 0, 0,
+                        Fixture.failedEvent(id, intended, completion, RequestStatus.ERROR, "http_500")));
+                oracle.onTime++;
+                lastLogMs = Math.max(lastLogMs, logMs);
+                continue;
+            }
+            final long step = (150 + r.nextInt(250)) * MS;
+            final int chunks = (int) ((5 * S + (long) (r.nextDouble() * 35 * S)) / step);
+            final long[] arrivals = new long[chunks];
+            arrivals[0] = intended + (100 + r.nextInt(700)) * MS;
+            for (int i = 1; i < chunks; i++) {
+                arrivals[i] = arrivals[i - 1] + step - 20 * MS + r.nextInt(40) * MS;
+            }
+            final List<Long> logs = new ArrayList<>();
+            for (int i = 0; i < chunks; i++) {
+                // now and then a token event is published long after its chunk came (a stalled producer)
+                final long delayMs = i > 0 && r.nextInt(60) == 0 ? 6_000 + r.nextInt(14_000) : r.nextInt(200);
+                final long logMs = arrivals[i] / MS + delayMs;
+                tokens.add(new Rec(true, logMs, id, i, arrivals[i], null));
+                logs.add(logMs);
+                if (LogClock.late(arrivals[i], logMs * MS, window, grace)) {
+                    oracle.late++;
+                }
+            }
+            final RequestEvent e = Fixture.okEvent(id, intended, arrivals).build();
+            final long completion = arrivals[chunks - 1] + 10;
+            final boolean lateRequest = r.nextInt(8) == 0;
+            final long logMs = completion / MS + (lateRequest ? 16_000 + r.nextInt(10_000) : r.nextInt(150));
+            requests.add(new Rec(false, logMs, id, 0, 0, e));
+            lastLogMs = Math.max(lastLogMs, Math.max(logMs, java.util.Collections.max(logs)));
+            if (LogClock.late(completion, logMs * MS, window, grace)) {
+                oracle.late++;
+                continue;
+            }
+            oracle.onTime++;
+            if (r.nextInt(6) == 0) {
+                // an at-least-once re-publish of the request event, a moment later
+                final long againMs = logMs + 500 + r.nextInt(2_000);
+                requests.add(new Rec(false, againMs, id, 0, 0, e));
+                if (LogClock.late(completion, againMs * MS, window, grace)) {
+                    oracle.late++;
+                } else {
+                    oracle.duplicates++;
+                }
+            }
+        }
+        // the generator's ticks after the run: every window closes
+        tokens.add(new Rec(true, lastLogMs + 60_000, null, 0, 0, null));
+        requests.add(new Rec(false, lastLogMs + 60_000, null, 0, 0, null));
+        tokens.sort(Comparator.comparingLong(Rec::logMs));
+        requests.sort(Comparator.comparingLong(Rec::logMs));
+        return oracle;
+    }
+
+    /**
+     * Avro bytes of the outputs, so "the same" means byte for byte; without the wire format's first
+     * five bytes (magic byte and schema id), since each run has its own registry, which numbers
+     * schemas in the order they were first used.
+     */
+    private static final class Serde {
+        private final Fixture f;
+
+        Serde(Fixture f) {
+            this.f = f;
+        }
+
+        String window(WindowStats w) {
+            return body(f.serdes.value(WindowStats.class).serializer().serialize(f.config.topics().windowStats(), w));
+        }
+
+        String verdict(RequestVerdict v) {
+            return body(f.serdes.value(RequestVerdict.class).serializer().serialize(f.config.topics().verdicts(), v));
+        }
+
+        private static String body(byte[] wire) {
+            return Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(wire, 5, wire.length));
+        }
+    }
+}
