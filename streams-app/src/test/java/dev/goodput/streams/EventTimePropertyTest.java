@@ -239,7 +239,7 @@ class EventTimePropertyTest {
         }
 
         private static String body(byte[] wire) {
-            return Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(wire, 5, wire.length));
+            return wire == null ? "null" : Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(wire, 5, wire.length));
         }
     }
 }
