@@ -67,6 +67,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private FinishedRequests finished;
     private int partition;
     private long lastWatermarkSent = Long.MIN_VALUE;
+    /** Log time of the record (or batched event) being processed: where a refusal of it is counted. */
+    private long currentLogUs = Long.MIN_VALUE;
     private long nextSweepUs = Long.MIN_VALUE;
     private long nextOrphanSweepUs = Long.MIN_VALUE;
     /** In-flight requests whose request event is in but not all their chunks: sweeps and watermarks look only here. */
@@ -132,13 +134,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     @Override
     public void process(Record<String, byte[]> record) {
         final String topic = context.recordMetadata().get().topic();
+        if (!TokenBatch.isBatch(record.headers())) {
+            // every record's place in the log moves its topic's clock, whatever else becomes of it
+            currentLogUs = topic.equals(config.topics().tokens()) ? tokenLog(record.timestamp()) : requestLog(record.timestamp());
+        }
         if (Control.is(record.headers())) {
-            // a tick or an end-of-run marker: only its place in the log, which moves this topic's clock
-            if (topic.equals(config.topics().tokens())) {
-                tokenLog(record.timestamp());
-            } else {
-                requestLog(record.timestamp());
-            }
+            // a tick or an end-of-run marker: nothing but its place in the log
             maybeSweep();
             return;
         }
@@ -215,6 +216,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                     return;
                 }
                 eventOffset = events.offset;
+                currentLogUs = tokenLog(events.timestamp);
                 try {
                     if (events.key == null) {
                         deadLetter(new Record<>(null, events.value(), events.timestamp), "null_key",
@@ -394,9 +396,25 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      */
     private void refuseLate(Record<String, byte[]> record, long logUs, String message) {
         deadLetter(record, "late", message);
+    }
+
+    /**
+     * Counts a refused record in the window of its log time, under its contract and scenario when
+     * they can be read: the window records say what was refused while they were open. That window
+     * is open: no watermark passes the clock of the record's own topic.
+     */
+    private void countRefused(Record<String, byte[]> record, String reason) {
+        if (currentLogUs == Long.MIN_VALUE || record.value() == null) {
+            return;
+        }
         final String[] where = contractAndScenario(record);
-        if (where != null) {
-            partial(where[0], where[1], Definitions.windowStart(logUs, config.windowUs())).lateEvents++;
+        if (where == null) {
+            return;
+        }
+        final WindowAgg a = partial(where[0], where[1], Definitions.windowStart(currentLogUs, config.windowUs()));
+        a.refused.merge(reason, 1L, Long::sum);
+        if ("late".equals(reason)) {
+            a.lateEvents++;
         }
     }
 
@@ -736,6 +754,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         });
         context.forward(new Record<String, Out>(record.key(), new Out.Dead(DeadLetters.bounded(record.value(), headers)),
                 record.timestamp(), headers));
+        countRefused(record, reason);
     }
 
     static long micros(java.time.Instant i) {

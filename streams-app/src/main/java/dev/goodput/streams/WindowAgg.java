@@ -31,6 +31,8 @@ final class WindowAgg {
     long sumDecodeUs;
     long sumTokensMinusOne;
     long lateEvents;
+    /** Records refused to the DLQ while this window was open, by reason (late ones are in lateEvents too). */
+    final Map<String, Long> refused = new TreeMap<>();
     final Histogram ttft;
     final Histogram ttfat;
     final Histogram itl;
@@ -121,6 +123,7 @@ final class WindowAgg {
         sumDecodeUs += o.sumDecodeUs;
         sumTokensMinusOne += o.sumTokensMinusOne;
         lateEvents += o.lateEvents;
+        o.refused.forEach((k, v) -> refused.merge(k, v, Long::sum));
         ttft.add(o.ttft);
         ttfat.add(o.ttfat);
         itl.add(o.itl);
@@ -146,7 +149,7 @@ final class WindowAgg {
                 .setGoodFraction(Definitions.goodFraction(good, total))
                 .setOutputTokensPerS(Definitions.perSecond(outputTokensOk, seconds))
                 .setTokensPerGpuSecond(Definitions.tokensPerGpuSecond(outputTokensOk, seconds, c.hardware().gpuCount()))
-                .setLateEvents(lateEvents)
+                .setLateEvents(lateEvents).setRefusedEvents(new java.util.HashMap<>(refused))
                 .setTtft(Histograms.summary(ttft)).setTtfat(Histograms.summary(ttfat)).setItl(Histograms.summary(itl))
                 .setTpot(Histograms.summary(tpot)).setE2e(Histograms.summary(e2e))
                 .setDispatchLateness(Histograms.summary(lateness))
@@ -177,6 +180,12 @@ final class WindowAgg {
             for (Histogram h : new Histogram[] {a.ttft, a.ttfat, a.itl, a.tpot, a.e2e, a.lateness}) {
                 Varint.writeBytes(out, Histograms.encodeCompact(h));
             }
+            // appended later: an aggregate written by an older build simply lacks them
+            Varint.writeLong(out, a.refused.size());
+            a.refused.forEach((k, n) -> {
+                Varint.writeString(out, k);
+                Varint.writeLong(out, n);
+            });
             return out.toByteArray();
         }
 
@@ -213,6 +222,12 @@ final class WindowAgg {
             a.sumTokensMinusOne = v[12];
             a.lateEvents = v[13];
             a.errorsByClass.putAll(byClass);
+            if (in.hasRemaining()) {
+                final int reasons = (int) Varint.readLong(in);
+                for (int i = 0; i < reasons; i++) {
+                    a.refused.put(Varint.readString(in), Varint.readLong(in));
+                }
+            }
             return a;
         }
     };

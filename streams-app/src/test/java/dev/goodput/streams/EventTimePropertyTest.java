@@ -55,6 +55,9 @@ class EventTimePropertyTest {
         assertThat(reference.requestsInFinals).as("requests in final windows").isEqualTo(oracle.onTime);
         assertThat(reference.dlqReasons.getOrDefault("late", 0)).as("late records in the DLQ").isEqualTo(oracle.late);
         assertThat(reference.lateEvents).as("late records counted in the windows").isEqualTo(oracle.late);
+        assertThat(reference.refusedInFinals).as("refused records counted in the windows, by reason")
+                .isEqualTo(oracle.duplicates == 0 ? Map.of("late", (long) oracle.late)
+                        : Map.of("late", (long) oracle.late, "duplicate", (long) oracle.duplicates));
         assertThat(reference.dlqReasons.getOrDefault("duplicate", 0)).as("duplicated request events").isEqualTo(oracle.duplicates);
 
         final Random how = new Random(seed * 31 + 7);
@@ -74,7 +77,7 @@ class EventTimePropertyTest {
     }
 
     private record Outcome(List<String> finals, List<String> verdicts, List<String> dlq, long requestsInFinals,
-                           long lateEvents, Map<String, Integer> dlqReasons) {
+                           long lateEvents, Map<String, Integer> dlqReasons, Map<String, Long> refusedInFinals) {
     }
 
     private static Outcome run(List<Rec> tokens, List<Rec> requests, Reading reading, Random how) {
@@ -107,12 +110,14 @@ class EventTimePropertyTest {
             final List<String> finals = new ArrayList<>();
             long inFinals = 0;
             long late = 0;
+            final Map<String, Long> refused = new TreeMap<>();
             for (TestRecord<String, WindowStats> w : f.windows.readRecordsToList()) {
                 if (w.value().getIsFinal()) {
                     finals.add(w.key() + " requests=" + w.value().getRequestsTotal() + " itl=" + w.value().getItl().getCount()
                             + " late=" + w.value().getLateEvents() + " " + serde.window(w.value()));
                     inFinals += w.value().getRequestsTotal();
                     late += w.value().getLateEvents();
+                    w.value().getRefusedEvents().forEach((k, v) -> refused.merge(k, v, Long::sum));
                 }
             }
             final List<String> verdicts = new ArrayList<>();
@@ -128,7 +133,7 @@ class EventTimePropertyTest {
                 reasons.merge(reason, 1, Integer::sum);
             }
             dlq.sort(null);
-            return new Outcome(finals, verdicts, dlq, inFinals, late, reasons);
+            return new Outcome(finals, verdicts, dlq, inFinals, late, reasons, refused);
         }
     }
 
