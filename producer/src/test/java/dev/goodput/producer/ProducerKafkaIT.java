@@ -68,9 +68,43 @@ class ProducerKafkaIT {
     }
 
     private static KafkaEventSink sink() {
+        return sink(null);
+    }
+
+    private static KafkaEventSink sink(String runId) {
         final Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
-        return new KafkaEventSink(p, client, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000);
+        return new KafkaEventSink(p, client, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000, runId)
+                .closeWindowsAfter(Duration.ofMillis(1_500));
+    }
+
+    /** Partitions of a raw topic that hold the end-of-run marker of a run, and how many ticks the topic holds. */
+    private static long[] controls(String topic, String runId) {
+        final Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
+        final java.util.Set<Integer> marked = new java.util.HashSet<>();
+        long ticks = 0;
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            final List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(topic).stream()
+                    .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            final Map<org.apache.kafka.common.TopicPartition, Long> ends = c.endOffsets(parts);
+            final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline && parts.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    final String kind = dev.goodput.topics.Control.kind(r.headers());
+                    if (dev.goodput.topics.Control.TICK.equals(kind)) {
+                        ticks++;
+                    } else if (dev.goodput.topics.Control.END_OF_RUN.equals(kind) && runId.equals(
+                            dev.goodput.topics.DeadLetters.header(r.headers(), dev.goodput.topics.Control.RUN_ID))) {
+                        marked.add(r.partition());
+                    }
+                }
+            }
+            return new long[] {marked.size(), parts.size(), ticks};
+        }
     }
 
     private static LoadRun.Settings settings(String runId, String baseUrl, double rate, long n) {
@@ -86,9 +120,14 @@ class ProducerKafkaIT {
         final RunSummary summary;
         final long tokensOffered;
         try (SimServer sim = new SimServer(SimConfig.defaults().withStep(2_000, 5), HttpFixtures.CORPUS, 0);
-             Generator g = new Generator(new StreamingClient(256), sink(), quiet())) {
+             Generator g = new Generator(new StreamingClient(256), sink(runId), quiet())) {
             summary = g.run(settings(runId, sim.baseUrl(), 200, 300));
             tokensOffered = g.sink().tokensOffered();
+        }
+        for (String topic : List.of(Topics.TOKENS.name(), Topics.REQUESTS.name())) {
+            final long[] c = controls(topic, runId);
+            assertThat(c[0]).as("partitions of %s with the run's end-of-run marker", topic).isEqualTo(c[1]).isPositive();
+            assertThat(c[2]).as("ticks on %s", topic).isGreaterThanOrEqualTo(c[1]);
         }
         final List<RequestEvent> requests = read(Topics.REQUESTS.name(), RequestEvent.class, runId, 300);
         final List<TokenEvent> tokens = read(Topics.TOKENS.name(), TokenEvent.class, runId, (int) tokensOffered);
@@ -166,6 +205,9 @@ class ProducerKafkaIT {
                 final var records = c.poll(Duration.ofMillis(300));
                 idle = records.isEmpty() ? idle + 1 : 0;
                 for (ConsumerRecord<String, T> r : records) {
+                    if (dev.goodput.topics.Control.is(r.headers())) {
+                        continue; // a generator's tick or end-of-run marker
+                    }
                     if (runId.equals(((org.apache.avro.generic.GenericRecord) r.value()).get("run_id"))) {
                         out.add(r.value());
                     }
