@@ -75,6 +75,9 @@ public final class Bundle {
         m.put("replay_id", r.run().replayId());
         m.put("skipped_records", r.run().skipped());
         m.put("incomplete_scenarios", r.run().incompleteScenarios());
+        m.put("measured_requests", r.run().measuredRequests());
+        m.put("verdicts", r.run().verdicts().size());
+        m.put("dead_letters_by_reason", r.run().deadLetters());
         m.put("contract_id", r.contract().id());
         m.put("corpus_sha256", r.contract().corpus().sha256());
         m.put("created_at", p.createdAt().toString());

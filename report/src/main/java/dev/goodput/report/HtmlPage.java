@@ -33,6 +33,27 @@ final class HtmlPage {
     private HtmlPage() {
     }
 
+    /** What the run lost, said under the headline: a gap between measured requests and verdicts, DLQ counts, incomplete scenarios. */
+    static void accounting(StringBuilder h, RunRecords run) {
+        final long measured = run.measuredRequests();
+        if (measured != run.verdicts().size()) {
+            h.append("<p class=\"warn\" id=\"gap\">The generators measured ").append(measured).append(" requests; the results hold ")
+                    .append(run.verdicts().size()).append(" verdicts (").append(Math.abs(measured - run.verdicts().size()))
+                    .append(run.verdicts().size() < measured ? " missing" : " too many").append(").</p>\n");
+        }
+        if (!run.deadLetters().isEmpty()) {
+            h.append("<p class=\"warn\" id=\"dead-letters\">").append(run.deadLetters().values().stream().mapToLong(Long::longValue).sum())
+                    .append(" records were refused to the DLQ during this run: ")
+                    .append(html(run.deadLetters().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
+                            .collect(java.util.stream.Collectors.joining(", "))))
+                    .append(". Refused records are not in any figure here; see llm.dlq for each one and its reason.</p>\n");
+        }
+        if (!run.incompleteScenarios().isEmpty()) {
+            h.append("<p class=\"warn\" id=\"incomplete\">Incomplete (their generator left no run summary): ")
+                    .append(html(String.join(", ", run.incompleteScenarios()))).append(".</p>\n");
+        }
+    }
+
     static String render(Report r) {
         final StringBuilder h = new StringBuilder(64 * 1024);
         final RunRecords run = r.run();
@@ -46,6 +67,7 @@ final class HtmlPage {
                 .append("</span> of <span data-k=\"requests\">").append(t.requests()).append("</span> requests met every objective and the quality floor); ")
                 .append("cost per successful 1M output tokens <b data-k=\"cost\">").append(usd(t.costPerSuccessfulM()))
                 .append("</b>; contract <code>").append(html(r.contract().id().substring(0, 12))).append("</code>.</p>\n");
+        accounting(h, run);
         if (!t.allFinal()) {
             h.append("<p class=\"warn\">Some windows had not closed when this report was made: their figures are the latest live update.</p>\n");
         }

@@ -29,10 +29,31 @@ import dev.goodput.topics.Topics;
  * @param costs   the per-window cost records of those windows
  * @param prices  every price version of the price keys the windows name
  * @param skipped records that could not be read back, by "topic (reason)": the report states them
+ * @param deadLetters records refused to the DLQ during the run, by reason: the sum of the run's
+ *                windows' {@code refused_events}, or what the demo counted on the DLQ itself
+ *                ({@link #withDeadLetters}), which also holds records no window could be named for
  */
 public record RunRecords(String runId, String replayId, List<RunSummary> runs, List<RequestEvent> requests,
                          List<RequestVerdict> verdicts, List<WindowStats> windows, List<CostRecord> costs,
-                         List<GpuPrice> prices, Map<String, Long> skipped) {
+                         List<GpuPrice> prices, Map<String, Long> skipped, Map<String, Long> deadLetters) {
+
+    /** The same run with the DLQ counts taken on the DLQ itself (the demo knows where its run began there). */
+    public RunRecords withDeadLetters(Map<String, Long> counted) {
+        return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped,
+                new java.util.TreeMap<>(counted));
+    }
+
+    /** Refused records by reason, summed over the windows' {@code refused_events}. */
+    static Map<String, Long> refusedInWindows(List<WindowStats> windows) {
+        final Map<String, Long> out = new java.util.TreeMap<>();
+        windows.forEach(w -> w.getRefusedEvents().forEach((k, v) -> out.merge(k.toString(), v, Long::sum)));
+        return out;
+    }
+
+    /** Measured requests (warm-up excluded) as the generators counted them. */
+    public long measuredRequests() {
+        return runs.stream().mapToLong(r -> r.getRequests() - r.getWarmupRequests()).sum();
+    }
 
     /** Reads the run from the cluster; {@code runId} null means the run that ended last; {@code replayId} null means the live results. */
     public static RunRecords load(Properties client, SchemaRegistryClient registry, String runId, String replayId) {
@@ -50,7 +71,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 TopicSnapshot.read(client, Topics.COST.name() + suffix, new AvroDeserializer<>(registry, CostRecord.class), skipped),
                 TopicSnapshot.read(client, Topics.PRICES.name() + suffix, new AvroDeserializer<>(registry, GpuPrice.class), skipped));
         return new RunRecords(r.runId(), r.replayId(), r.runs(), r.requests(), r.verdicts(), r.windows(), r.costs(), r.prices(),
-                skipped.counts());
+                skipped.counts(), r.deadLetters());
     }
 
     /**
@@ -94,7 +115,8 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 allRequests.stream().filter(r -> r.getRunId().equals(runId)).collect(Collectors.toList()),
                 allVerdicts.stream().filter(v -> v.getRunId().equals(runId)).collect(Collectors.toList()),
                 sorted, new ArrayList<>(costs.values()),
-                allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()), Map.of());
+                allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()), Map.of(),
+                refusedInWindows(sorted));
     }
 
     /** What a scenario's generator is called when it left no run summary (killed mid-scenario). */

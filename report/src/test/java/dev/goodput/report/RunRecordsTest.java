@@ -49,4 +49,25 @@ class RunRecordsTest {
         assertThat(r.windows()).extracting(WindowStats::getScenarioId).contains("killed");
         assertThat(r.requests()).hasSize(4);
     }
+
+    @Test
+    void theRefusedRecordsOfTheRunsWindowsAreSummedByReasonAndSaidInTheHeadline() {
+        final RunSummary a = RunSummary.newBuilder(SampleRecords.runSummary()).setRunId("r").setScenarioId("a").build();
+        final Instant w0 = a.getStartedUs();
+        final List<WindowStats> windows = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            windows.add(WindowStats.newBuilder(SampleRecords.windowStats()).setContractId(a.getContractId()).setScenarioId("a")
+                    .setWindowStartUs(w0.plusSeconds(10L * i)).setWindowEndUs(w0.plusSeconds(10L * i + 10)).setIsFinal(true)
+                    .setRefusedEvents(i == 0 ? java.util.Map.of("late", 2L, "duplicate", 1L) : java.util.Map.of("late", 3L)).build());
+        }
+        final RunRecords r = RunRecords.select("r", null, List.of(a), List.of(request("a", 0, RequestStatus.OK, false)),
+                List.of(), windows, List.of(), List.of());
+        assertThat(r.deadLetters()).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("late", 5L, "duplicate", 1L));
+        final StringBuilder said = new StringBuilder();
+        HtmlPage.accounting(said, r);
+        final String page = said.toString();
+        assertThat(page).contains("6 records were refused to the DLQ during this run: duplicate 1, late 5");
+        // the run summary says the generator measured requests that have no verdict here
+        assertThat(page).containsPattern("The generators measured \\d+ requests; the results hold 0 verdicts");
+    }
 }

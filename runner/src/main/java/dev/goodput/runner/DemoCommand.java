@@ -271,8 +271,9 @@ final class DemoCommand implements Callable<Integer> {
             out.println("No report: the run finished no scenario (" + e.getMessage() + ").");
             return;
         }
-        account(out, records, dev.goodput.report.DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart));
-        final Path page = ReportCommand.write(records, List.of(contractFile), reportDir.resolve(runId),
+        final Map<String, Long> dlq = dev.goodput.report.DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart);
+        account(out, records, dlq);
+        final Path page = ReportCommand.write(records.withDeadLetters(dlq), List.of(contractFile), reportDir.resolve(runId),
                 dev.goodput.report.Provenance.probeBroker(props), targetVersion,
                 ReportCommand.commands(connection.namesCluster()
                         ? "--bootstrap-server " + props.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl()

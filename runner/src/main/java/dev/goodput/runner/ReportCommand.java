@@ -114,6 +114,15 @@ final class ReportCommand implements Callable<Integer> {
                 + "(stopped mid-scenario); its figures come from its request events, and it has no rate, lateness or CPU figures."));
         run.skipped().forEach((where, n) -> log.println("Skipped " + n + " record(s) that cannot be read on " + where
                 + "; the streams-app sent them to the DLQ; the bundle's manifest.json lists them under skipped_records."));
+        if (!run.deadLetters().isEmpty()) {
+            log.println("Refused to the DLQ during the run: " + run.deadLetters().entrySet().stream()
+                    .map(e -> e.getKey() + " " + e.getValue()).collect(java.util.stream.Collectors.joining(", "))
+                    + " (manifest.json: dead_letters_by_reason).");
+        }
+        if (run.measuredRequests() != run.verdicts().size()) {
+            log.println("WARNING: the generators measured " + run.measuredRequests() + " requests; the results hold "
+                    + run.verdicts().size() + " verdicts.");
+        }
         return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(kafkaBroker, targetVersion, commands)));
     }
 }

@@ -21,7 +21,7 @@ class DemoAccountTest {
     private static String account(long requests, long warmup, int verdicts, Map<String, Long> dlq) {
         final RunSummary run = RunSummary.newBuilder(SampleRecords.runSummary()).setRequests(requests).setWarmupRequests(warmup).build();
         final RunRecords r = new RunRecords("run", null, List.of(run), List.of(),
-                Collections.nCopies(verdicts, SampleRecords.verdict()), List.of(), List.of(), List.of(), Map.of());
+                Collections.nCopies(verdicts, SampleRecords.verdict()), List.of(), List.of(), List.of(), Map.of(), Map.of());
         final ByteArrayOutputStream buf = new ByteArrayOutputStream();
         DemoCommand.account(new PrintStream(buf, true, StandardCharsets.UTF_8), r, dlq);
         return buf.toString(StandardCharsets.UTF_8);
