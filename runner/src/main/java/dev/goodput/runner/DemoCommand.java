@@ -209,6 +209,15 @@ final class DemoCommand implements Callable<Integer> {
                         + " end-of-run marker).%n", streamsConfig.window().plus(streamsConfig.grace()).toSeconds());
                 out.flush();
             } finally {
+                if (failedPart.get() == null) {
+                    // the end-of-run marker is out: wait for the streams-app to close the run's last windows
+                    // and the sink to price them, so the report holds every measured request in a final window
+                    final int open = table.awaitSettled(Duration.ofSeconds(3), Duration.ofSeconds(60));
+                    if (open > 0) {
+                        out.println("WARNING: " + open + " window(s) of this run had not closed and been priced after 60 s;"
+                                + " the report shows their latest live update.");
+                    }
+                }
                 table.close();
                 sink.close();
                 StreamsApp.close(streams);

@@ -26,6 +26,9 @@ final class LiveTable implements AutoCloseable {
     private final PrintStream out;
     private final ResultsFollower follower;
     private int rows;
+    /** Windows seen (live or final) that have no final, priced row yet. */
+    private final java.util.Set<String> unsettled = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile long lastRecordNanos = System.nanoTime();
 
     LiveTable(java.util.Properties client, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
         this.out = out;
@@ -34,8 +37,11 @@ final class LiveTable implements AutoCloseable {
                 new ResultsFollower.Listener() {
                     @Override
                     public void onWindow(WindowStats w) {
+                        lastRecordNanos = System.nanoTime();
+                        final String key = w.getContractId() + "|" + w.getScenarioId() + "|" + w.getWindowStartUs();
+                        unsettled.add(key);
                         if (w.getIsFinal()) {
-                            pending.put(w.getContractId() + "|" + w.getScenarioId() + "|" + w.getWindowStartUs(), w);
+                            pending.put(key, w);
                         }
                     }
 
@@ -45,7 +51,9 @@ final class LiveTable implements AutoCloseable {
                                 : pending.remove(c.getContractId() + "|" + c.getScenarioId() + "|" + c.getWindowStartUs());
                         if (w != null) {
                             print(w, c);
+                            unsettled.remove(c.getContractId() + "|" + c.getScenarioId() + "|" + c.getWindowStartUs());
                         }
+                        lastRecordNanos = System.nanoTime();
                     }
                 });
     }
@@ -59,6 +67,21 @@ final class LiveTable implements AutoCloseable {
                 w.getTtft().getP50Us() / 1e3, w.getTtft().getP99Us() / 1e3, w.getItl().getP99Us() / 1e3,
                 w.getTpot().getP99Us() / 1e3, w.getGoodputRps(), w.getGoodputTokensPerS(),
                 dollars(c.getComputeCostPerMUsd(), c.getPriced()), dollars(c.getCostPerSuccessfulMUsd(), c.getPriced())));
+    }
+
+    /**
+     * Waits until every window this table has seen is final and priced, and nothing new came for
+     * {@code quiet}; at most {@code timeout}. Returns how many windows are still open or unpriced.
+     */
+    int awaitSettled(java.time.Duration quiet, java.time.Duration timeout) throws InterruptedException {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (unsettled.isEmpty() && System.nanoTime() - lastRecordNanos > quiet.toNanos()) {
+                return 0;
+            }
+            Thread.sleep(100);
+        }
+        return unsettled.size();
     }
 
     private static String dollars(Double v, boolean priced) {

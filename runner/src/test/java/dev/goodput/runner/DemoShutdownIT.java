@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,41 @@ class DemoShutdownIT {
             assertThat(runs).hasSize(1);
             assertThat(runs.get(0).resolve("index.html")).exists();
             assertThat(runs.get(0).resolve("requests.csv")).exists();
+            // every measured request is in a final, priced window (the run's last windows were closed, not left open)
+            final Map<String, Object> manifest = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .readValue(runs.get(0).resolve("manifest.json").toFile(), Map.class);
+            final long measured = ((Number) manifest.get("measured_requests")).longValue();
+            assertThat(measured).isPositive();
+            assertThat(((Number) manifest.get("verdicts")).longValue()).isEqualTo(measured);
+            final List<Map<String, String>> windows = csv(runs.get(0).resolve("windows.csv"));
+            assertThat(windows).isNotEmpty().allSatisfy(w -> assertThat(w.get("final")).as("window " + w).isEqualTo("true"));
+            assertThat(windows.stream().mapToLong(w -> Long.parseLong(w.get("requests"))).sum()).isEqualTo(measured);
+            final List<Map<String, String>> costs = csv(runs.get(0).resolve("cost.csv"));
+            for (Map<String, String> w : windows) {
+                assertThat(costs).as("cost of window " + w.get("scenario_id") + " " + w.get("window_start_us"))
+                        .anySatisfy(c -> {
+                            assertThat(c.get("scenario_id")).isEqualTo(w.get("scenario_id"));
+                            assertThat(c.get("window_start_us")).isEqualTo(w.get("window_start_us"));
+                            assertThat(c.get("priced")).isEqualTo("true");
+                        });
+            }
         }
+        assertThat(out).contains("Closing the run's last windows");
+    }
+
+    /** A bundle CSV as rows by column name (the bundle quotes no field these tests read). */
+    private static List<Map<String, String>> csv(Path file) throws java.io.IOException {
+        final List<String> lines = Files.readAllLines(file);
+        final String[] header = lines.get(0).split(",", -1);
+        final List<Map<String, String>> rows = new java.util.ArrayList<>();
+        for (String line : lines.subList(1, lines.size())) {
+            final String[] f = line.split(",", -1);
+            final Map<String, String> row = new java.util.HashMap<>();
+            for (int i = 0; i < header.length && i < f.length; i++) {
+                row.put(header[i], f[i]);
+            }
+            rows.add(row);
+        }
+        return rows;
     }
 }

@@ -25,6 +25,13 @@ public record Topic<V>(String name, Class<V> valueType, int partitions, Map<Stri
         return new Topic<>(name, valueType, n, configs);
     }
 
+    /** The same topic with one setting changed (tests that write a recorded log stamp its times themselves). */
+    public Topic<V> withConfig(String key, String value) {
+        final java.util.Map<String, String> c = new java.util.HashMap<>(configs);
+        c.put(key, value);
+        return new Topic<>(name, valueType, partitions, java.util.Map.copyOf(c));
+    }
+
     public NewTopic newTopic(short replicationFactor) {
         return new NewTopic(name, partitions, replicationFactor).configs(configs);
     }

@@ -294,6 +294,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         } else {
             inflight.touch(t.getRequestId());
         }
+        if (s.outOfOrder(t.getChunkIndex(), arrival)) {
+            deadLetter(record, "chunks_out_of_order", "chunk " + t.getChunkIndex() + " of request " + t.getRequestId()
+                    + " arrived at " + WindowAgg.instant(arrival) + ", out of order with its neighbours");
+            return;
+        }
         s.lastActivityUs = Math.max(s.lastActivityUs, arrival);
         if (!s.addChunk(t.getChunkIndex(), arrival, logUs)) {
             deadLetter(record, "duplicate", "chunk " + t.getChunkIndex() + " of request " + t.getRequestId() + " came twice");
@@ -348,6 +353,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         s.dirty = true;
         final long arrival = fast.arrivalUs;
+        if (s.outOfOrder(fast.chunkIndex, arrival)) {
+            deadLetter(currentRecord(), "chunks_out_of_order", "chunk " + fast.chunkIndex + " of request " + id
+                    + " arrived at " + WindowAgg.instant(arrival) + ", out of order with its neighbours");
+            return;
+        }
         if (arrival > s.lastActivityUs) {
             s.lastActivityUs = arrival;
         }

@@ -75,6 +75,17 @@ final class RequestState {
         return last;
     }
 
+    /**
+     * True when a chunk at {@code arrivalUs} would come before the chunk it follows or after the
+     * chunk that follows it: its gap would be negative (chunk times are the generator's, in order).
+     */
+    boolean outOfOrder(int index, long arrivalUs) {
+        if (index > 0 && index - 1 < seen.length && seen[index - 1] && arrivals[index - 1] > arrivalUs) {
+            return true;
+        }
+        return index + 1 < seen.length && seen[index + 1] && arrivals[index + 1] < arrivalUs;
+    }
+
     boolean complete() {
         return requestBytes != null && seenCount >= expectedChunks;
     }

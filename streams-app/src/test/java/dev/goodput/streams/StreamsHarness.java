@@ -62,8 +62,13 @@ final class StreamsHarness {
         this.tokensTopic = tokensTopic;
         this.requestsTopic = requestsTopic;
         try (Admin admin = Admin.create(Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            Topics.createMissing(admin, List.of(Topics.TOKENS.named(tokensTopic).withPartitions(partitions),
-                    Topics.REQUESTS.named(requestsTopic).withPartitions(partitions)), (short) 1);
+            // a recorded log: each record carries the time the broker would have stamped it with when the
+            // event was published (CreateTime keeps the producer's stamp), so a run of 60 s written in one
+            // go is judged as if it had been published as it happened
+            Topics.createMissing(admin, List.of(
+                    Topics.TOKENS.named(tokensTopic).withPartitions(partitions).withConfig("message.timestamp.type", "CreateTime"),
+                    Topics.REQUESTS.named(requestsTopic).withPartitions(partitions).withConfig("message.timestamp.type", "CreateTime")),
+                    (short) 1);
         }
     }
 

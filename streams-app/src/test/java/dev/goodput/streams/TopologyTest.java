@@ -150,6 +150,26 @@ class TopologyTest {
     }
 
     @Test
+    void aChunkThatArrivedBeforeTheChunkItFollowsIsRefusedNotMadeANegativeGap() {
+        try (Fixture f = new Fixture()) {
+            final long i = T0 + S;
+            final long[] a = {i + 100 * MS, i + 50 * MS, i + 200 * MS};
+            f.sendChunks("b1", a);
+            f.request(f.ok("b1", i, a).build());
+            f.closeThrough(T0 + 16 * S);
+            final var dead = f.dlq.readRecordsToList();
+            assertThat(dead).hasSize(1);
+            assertThat(dead.get(0).key()).isEqualTo("b1");
+            assertThat(Fixture.header(dead.get(0).headers(), dev.goodput.topics.DeadLetters.REASON)).isEqualTo("chunks_out_of_order");
+            final WindowStats w = f.finals().get(0);
+            assertThat(w.getRequestsTotal()).isEqualTo(1);
+            // chunks 0 and 2 have no gap between them: chunk 1 is missing, not negative
+            assertThat(w.getItl().getCount()).isZero();
+            assertThat(w.getRefusedEvents()).containsEntry("chunks_out_of_order", 1L);
+        }
+    }
+
+    @Test
     void requestEventsAheadOfTheirTokensWaitForThem() {
         try (Fixture f = new Fixture()) {
             final long i = T0 + S;
