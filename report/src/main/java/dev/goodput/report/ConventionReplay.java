@@ -101,9 +101,17 @@ public final class ConventionReplay {
         final Map<String, Integer> multiToken = new HashMap<>();
 
         void add(TokenEvent t) {
+            final TreeMap<Integer, Long> chunks = arrivals.computeIfAbsent(t.getRequestId(), k -> new TreeMap<>());
+            final long at = Conventions.us(t.getArrivalTimeUs());
+            // a chunk before the one it follows (or after the one that follows it) is refused, as the
+            // streams-app refuses it (chunks_out_of_order): a gap is never negative
+            final Long before = chunks.get(t.getChunkIndex() - 1);
+            final Long after = chunks.get(t.getChunkIndex() + 1);
+            if (before != null && before > at || after != null && after < at) {
+                return;
+            }
             // a chunk published twice (a producer retry) is one chunk
-            if (arrivals.computeIfAbsent(t.getRequestId(), k -> new TreeMap<>())
-                    .putIfAbsent(t.getChunkIndex(), Conventions.us(t.getArrivalTimeUs())) == null && t.getTokens() > 1) {
+            if (chunks.putIfAbsent(t.getChunkIndex(), at) == null && t.getTokens() > 1) {
                 multiToken.merge(t.getRequestId(), 1, Integer::sum);
             }
         }

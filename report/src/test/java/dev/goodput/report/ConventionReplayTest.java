@@ -45,4 +45,17 @@ class ConventionReplayTest {
         assertThat(reasons.tokensBeyondChunks()).isEqualTo(8);
         assertThat(ConventionReplay.reasons(reasons)).anyMatch(l -> l.contains("1 requests reported more output tokens than content chunks, 8 tokens more"));
     }
+
+    @Test
+    void aChunkThatArrivedBeforeTheChunkItFollowsIsLeftOutAsTheStreamsAppLeavesItOut() {
+        final List<RequestEvent> requests = new ArrayList<>();
+        final List<TokenEvent> tokens = new ArrayList<>();
+        request("a", 3, 3, requests, tokens);
+        // chunk 2 published again 50 ms before chunk 1 (a broken publisher): a negative gap if taken
+        tokens.set(2, TokenEvent.newBuilder(tokens.get(2)).setArrivalTimeUs(SampleRecords.T0.plusMillis(60)).build());
+        final var scenarios = ConventionReplay.compute(requests, tokens, Contract.Objectives.ofMillis(null, null, null), null);
+        final var itl = scenarios.get(0).results().get(Conventions.Tool.GOODPUT).stats().get("itl");
+        assertThat(itl.samples()).as("only the gap between chunks 0 and 1").isEqualTo(1);
+        assertThat(itl.meanUs()).isPositive();
+    }
 }

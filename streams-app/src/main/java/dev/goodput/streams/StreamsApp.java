@@ -23,6 +23,8 @@ import org.apache.kafka.streams.Topology;
 /** Wiring and lifecycle of the streams-app: properties, topic checks, start and close. */
 public final class StreamsApp {
 
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamsApp.class);
+
     private StreamsApp() {
     }
 
@@ -64,12 +66,33 @@ public final class StreamsApp {
                 throw new ContractException("topics", List.of(c.topics().tokens() + " has " + tokens + " partitions and "
                         + c.topics().requests() + " has " + requests + ": they must be equal (co-partitioned by request id)"));
             }
+            warnUnlessLogAppendTime(admin, List.of(c.topics().tokens(), c.topics().requests()));
             return tokens;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("cannot describe the input topics: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Lateness is judged by each record's log time: on {@code LogAppendTime} the broker stamps it; on
+     * {@code CreateTime} (raw topics someone else created) each producer's clock does, and one fast
+     * clock makes later records late. Said once at start, with the fix.
+     */
+    static void warnUnlessLogAppendTime(Admin admin, List<String> topics) throws InterruptedException,
+            java.util.concurrent.ExecutionException, java.util.concurrent.TimeoutException {
+        final var resources = topics.stream().map(t -> new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.TOPIC, t)).toList();
+        final var configs = admin.describeConfigs(resources).all().get(30, TimeUnit.SECONDS);
+        for (var e : configs.entrySet()) {
+            final var type = e.getValue().get("message.timestamp.type");
+            if (type != null && !"LogAppendTime".equals(type.value())) {
+                LOG.warn("topic {} has message.timestamp.type={}: each producer's clock, not the broker's, decides which "
+                        + "events are late; set it with kafka-configs.sh --alter --entity-type topics --entity-name {} "
+                        + "--add-config message.timestamp.type=LogAppendTime", e.getKey().name(), type.value(), e.getKey().name());
+            }
         }
     }
 
