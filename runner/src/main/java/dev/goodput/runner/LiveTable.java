@@ -67,6 +67,10 @@ final class LiveTable implements AutoCloseable {
                 w.getTtft().getP50Us() / 1e3, w.getTtft().getP99Us() / 1e3, w.getItl().getP99Us() / 1e3,
                 w.getTpot().getP99Us() / 1e3, w.getGoodputRps(), w.getGoodputTokensPerS(),
                 dollars(c.getComputeCostPerMUsd(), c.getPriced()), dollars(c.getCostPerSuccessfulMUsd(), c.getPriced())));
+        if (!w.getRefusedEvents().isEmpty()) {
+            out.println("         refused to the DLQ while this window was open: " + new java.util.TreeMap<>(w.getRefusedEvents())
+                    .entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(java.util.stream.Collectors.joining(", ")));
+        }
     }
 
     /**
