@@ -141,8 +141,13 @@ final class StreamsBenchmark {
                     run.warmRecords(), run.warmSeconds(), 100 * run.warmRate() * tokenShare / rawRate);
             // a rate means nothing if the results are not all there: one verdict per request, committed
             final long requestEvents = produced - tokenEvents;
+            final long verdicts = countCommitted(bootstrap, tag + ".verdicts", requestEvents);
             out.printf(Locale.ROOT, "%s %,d verdicts committed for %,d requests%n", " ".repeat(label.length()),
-                    countCommitted(bootstrap, tag + ".verdicts", requestEvents), requestEvents);
+                    verdicts, requestEvents);
+            if (verdicts != requestEvents) {
+                throw new IllegalStateException("the " + label.trim() + " run committed " + verdicts + " verdicts for "
+                        + requestEvents + " requests: its rate is not a result");
+            }
         } finally {
             app.close();
         }
@@ -242,8 +247,12 @@ final class StreamsBenchmark {
 
     private void createTopics(String bootstrap, String tokens, String reqs, int partitions) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            Topics.createMissing(admin, List.of(Topics.TOKENS.named(tokens).withPartitions(partitions),
-                    Topics.REQUESTS.named(reqs).withPartitions(partitions)), (short) 1);
+            // a recorded log written in one go: each record keeps the time it would have been appended at
+            // (its event's own time), or every event, hours old by the broker's clock, would be late
+            Topics.createMissing(admin, List.of(
+                    Topics.TOKENS.named(tokens).withPartitions(partitions).withConfig("message.timestamp.type", "CreateTime"),
+                    Topics.REQUESTS.named(reqs).withPartitions(partitions).withConfig("message.timestamp.type", "CreateTime")),
+                    (short) 1);
         }
     }
 
