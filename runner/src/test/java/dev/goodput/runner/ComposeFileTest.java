@@ -96,20 +96,34 @@ class ComposeFileTest {
         dashboard.path("panels").forEach(p -> p.path("targets").forEach(t -> queries.add(t.path("expr").asText())));
         dashboard.path("templating").path("list").forEach(v -> queries.add(v.path("query").asText()));
         final Set<String> used = new TreeSet<>();
-        final Pattern metric = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*(\\{|\\)|$)");
+        // every metric in the dashboard carries a selector: the names before a '{'
+        final Pattern metric = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)\\s*\\{");
         for (String q : queries) {
-            final Matcher m = metric.matcher(q.replaceAll("\"[^\"]*\"", "\"\"").replaceAll("label_values\\(", "("));
+            final Matcher m = metric.matcher(q.replaceAll("\"[^\"]*\"", "\"\""));
             while (m.find()) {
-                if (!m.group(1).equals("scenario")) {
-                    used.add(m.group(1));
-                }
+                used.add(m.group(1));
             }
         }
         assertThat(used).hasSizeGreaterThanOrEqualTo(8);
-        assertThat(new GoodputMetrics().names()).containsAll(used);
-        // each required panel: latency percentiles, goodput, good fraction, errors, cost
-        assertThat(used).contains("gen_ai_server_time_to_first_token_seconds", "goodput_inter_token_latency_seconds",
-                "gen_ai_server_time_per_output_token_seconds", "goodput_good_requests_per_second", "goodput_good_fraction",
-                "goodput_window_errors", "goodput_cost_per_successful_million_tokens_usd");
+        final GoodputMetrics gauges = new GoodputMetrics();
+        new dev.goodput.sink.ClientMetrics(gauges.registry(), java.util.Map.of());
+        final Set<String> served = new TreeSet<>();
+        for (var snapshot : gauges.registry().scrape()) {
+            final String name = snapshot.getMetadata().getPrometheusName();
+            if (snapshot instanceof io.prometheus.metrics.model.snapshots.HistogramSnapshot) {
+                served.addAll(List.of(name + "_bucket", name + "_count", name + "_sum"));
+            } else if (snapshot instanceof io.prometheus.metrics.model.snapshots.CounterSnapshot) {
+                served.add(name + "_total");
+            } else {
+                served.add(name);
+            }
+        }
+        assertThat(served).containsAll(used);
+        // each required panel: latency percentiles from the histograms, goodput, good fraction, errors, cost, DLQ
+        assertThat(used).contains("gen_ai_client_operation_time_to_first_chunk_seconds_bucket",
+                "gen_ai_client_operation_time_per_output_chunk_seconds_bucket", "goodput_time_per_output_token_seconds_bucket",
+                "gen_ai_client_operation_duration_seconds_bucket", "goodput_good_requests_per_second", "goodput_good_fraction",
+                "goodput_window_errors", "goodput_cost_per_successful_million_tokens_usd", "goodput_refused_events_total");
+        assertThat(String.join("\n", queries)).doesNotContain("quantile=");
     }
 }

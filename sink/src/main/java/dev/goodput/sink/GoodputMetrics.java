@@ -1,51 +1,67 @@
 package dev.goodput.sink;
 
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.goodput.avro.CostRecord;
-import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.WindowStats;
 import io.prometheus.metrics.core.metrics.Gauge;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 
 /**
- * The gauges the sink exposes, set from final window stats and cost records. Latency names follow
- * the OpenTelemetry GenAI semantic conventions where one fits, in seconds, one gauge per quantile.
+ * Window results as gauges (the latest final window of each contract and scenario, and its cost),
+ * under {@code goodput_} names. A scenario's series are removed once it has produced no final
+ * window for {@code staleAfter}, and an error class that did not occur in a scenario's latest
+ * window is removed with it: a gauge says what the latest window held, never what an old one did.
+ * Per-request distributions are histograms in {@link ClientMetrics}, never gauges of percentiles.
  */
 public final class GoodputMetrics {
 
-    private static final double[] QUANTILES = {0.5, 0.9, 0.95, 0.99, 0.999};
+    /** How long a scenario's window gauges live after its last final window, by default. */
+    public static final Duration DEFAULT_STALE_AFTER = Duration.ofMinutes(5);
 
     private final PrometheusRegistry registry = new PrometheusRegistry();
-    private final Gauge ttft = latency("gen_ai_server_time_to_first_token_seconds",
-            "Time to first token (OTel gen_ai.server.time_to_first_token), from the intended send time, latest final window.");
-    private final Gauge tpot = latency("gen_ai_server_time_per_output_token_seconds",
-            "Time per output token (OTel gen_ai.server.time_per_output_token), request-weighted, latest final window.");
-    private final Gauge e2e = latency("gen_ai_server_request_duration_seconds",
-            "End-to-end request latency (OTel gen_ai.server.request.duration), latest final window.");
-    private final Gauge itl = latency("goodput_inter_token_latency_seconds",
-            "Gaps between consecutive content chunks (no OTel equivalent), latest final window.");
-    private final Gauge ttfat = latency("goodput_time_to_first_answer_token_seconds",
-            "Time to first answer (non-reasoning) token, latest final window.");
-    private final Gauge goodput = gauge("goodput_good_requests_per_second", "Good requests per second.");
-    private final Gauge goodTokens = gauge("goodput_good_output_tokens_per_second", "Output tokens of good requests per second.");
-    private final Gauge goodFraction = gauge("goodput_good_fraction", "Good requests over all requests.");
-    private final Gauge tokens = gauge("goodput_output_tokens_per_second", "Output tokens of OK requests per second.");
+    private final Duration staleAfter;
+    private final Gauge goodput = gauge("goodput_good_requests_per_second", "Good requests per second, latest final window.");
+    private final Gauge goodTokens = gauge("goodput_good_output_tokens_per_second",
+            "Output tokens of good requests per second, latest final window.");
+    private final Gauge goodFraction = gauge("goodput_good_fraction", "Good requests over all requests, latest final window.");
+    private final Gauge tokens = gauge("goodput_output_tokens_per_second", "Output tokens of OK requests per second, latest final window.");
+    private final Gauge tokensPerGpu = gauge("goodput_output_tokens_per_gpu_second",
+            "Output tokens of OK requests per GPU-second, latest final window.");
     private final Gauge requests = Gauge.builder().name("goodput_window_requests").help("Requests in the latest final window by status.")
-            .labelNames("contract", "scenario", "status").register(registry);
-    private final Gauge errors = Gauge.builder().name("goodput_window_errors").help("Non-OK requests in the latest final window by class.")
-            .labelNames("contract", "scenario", "class").register(registry);
+            .labelNames("goodput_contract", "goodput_scenario", "status").register(registry);
+    private final Gauge errors = Gauge.builder().name("goodput_window_errors")
+            .help("Non-OK requests in the latest final window by error class (only classes that occurred in it).")
+            .labelNames("goodput_contract", "goodput_scenario", "error_type").register(registry);
     private final Gauge windowEnd = gauge("goodput_window_end_timestamp_seconds", "End of the latest final window (event time).");
     private final Gauge costSuccessful = Gauge.builder().name("goodput_cost_per_successful_million_tokens_usd")
             .help("Cost per successful million output tokens (failures, overheads and headroom included).")
-            .labelNames("contract", "scenario", "span").register(registry);
+            .labelNames("goodput_contract", "goodput_scenario", "span").register(registry);
     private final Gauge costCompute = Gauge.builder().name("goodput_compute_cost_per_million_tokens_usd")
             .help("Compute-only cost per million output tokens at achieved throughput.")
-            .labelNames("contract", "scenario", "span").register(registry);
+            .labelNames("goodput_contract", "goodput_scenario", "span").register(registry);
     private final Gauge gpuPrice = Gauge.builder().name("goodput_usd_per_gpu_hour").help("GPU price applied.")
-            .labelNames("contract", "scenario", "price_key").register(registry);
+            .labelNames("goodput_contract", "goodput_scenario", "price_key").register(registry);
+
+    /** Per (contract, scenario): when its last final window came (nanoTime), its error classes, its cost labels. */
+    private final Map<List<String>, Long> lastFinal = new HashMap<>();
+    private final Map<List<String>, Set<String>> classes = new HashMap<>();
+    private final Map<List<String>, Set<List<String>>> costLabels = new HashMap<>();
+
+    public GoodputMetrics() {
+        this(DEFAULT_STALE_AFTER);
+    }
+
+    public GoodputMetrics(Duration staleAfter) {
+        this.staleAfter = staleAfter;
+    }
+
     public PrometheusRegistry registry() {
         return registry;
     }
@@ -55,61 +71,78 @@ public final class GoodputMetrics {
         return registry.scrape().stream().map(MetricSnapshot::getMetadata).map(m -> m.getPrometheusName()).toList();
     }
 
-    public void onWindow(WindowStats w) {
+    public synchronized void onWindow(WindowStats w) {
         if (w == null || !w.getIsFinal()) {
             return;
         }
-        final String c = w.getContractId();
+        final String c = ClientMetrics.shortId(w.getContractId());
         final String s = w.getScenarioId();
-        quantiles(ttft, c, s, w.getTtft());
-        quantiles(tpot, c, s, w.getTpot());
-        quantiles(e2e, c, s, w.getE2e());
-        quantiles(itl, c, s, w.getItl());
-        quantiles(ttfat, c, s, w.getTtfat());
+        final List<String> key = List.of(c, s);
+        lastFinal.put(key, System.nanoTime());
         goodput.labelValues(c, s).set(w.getGoodputRps());
         goodTokens.labelValues(c, s).set(w.getGoodputTokensPerS());
         goodFraction.labelValues(c, s).set(w.getGoodFraction());
         tokens.labelValues(c, s).set(w.getOutputTokensPerS());
+        tokensPerGpu.labelValues(c, s).set(w.getTokensPerGpuSecond());
         requests.labelValues(c, s, "ok").set(w.getRequestsOk());
         requests.labelValues(c, s, "error").set(w.getRequestsError());
         requests.labelValues(c, s, "timeout").set(w.getRequestsTimeout());
         requests.labelValues(c, s, "abandoned").set(w.getRequestsAbandoned());
-        for (Map.Entry<String, Long> e : w.getErrorsByClass().entrySet()) {
-            errors.labelValues(c, s, e.getKey()).set(e.getValue());
+        final Set<String> now = new HashSet<>(w.getErrorsByClass().keySet());
+        for (String gone : classes.getOrDefault(key, Set.of())) {
+            if (!now.contains(gone)) {
+                errors.remove(c, s, gone);
+            }
         }
+        w.getErrorsByClass().forEach((k, v) -> errors.labelValues(c, s, k).set(v));
+        classes.put(key, now);
         windowEnd.labelValues(c, s).set(w.getWindowEndUs().toEpochMilli() / 1000.0);
     }
 
-    public void onCost(CostRecord r) {
+    public synchronized void onCost(CostRecord r) {
         if (r == null || !r.getPriced()) {
             return;
         }
+        final String c = ClientMetrics.shortId(r.getContractId());
+        final String s = r.getScenarioId();
+        final Set<List<String>> labels = costLabels.computeIfAbsent(List.of(c, s), k -> new HashSet<>());
         if (r.getCostPerSuccessfulMUsd() != null) {
-            costSuccessful.labelValues(r.getContractId(), r.getScenarioId(), r.getSpan()).set(r.getCostPerSuccessfulMUsd());
+            costSuccessful.labelValues(c, s, r.getSpan()).set(r.getCostPerSuccessfulMUsd());
         }
         if (r.getComputeCostPerMUsd() != null) {
-            costCompute.labelValues(r.getContractId(), r.getScenarioId(), r.getSpan()).set(r.getComputeCostPerMUsd());
+            costCompute.labelValues(c, s, r.getSpan()).set(r.getComputeCostPerMUsd());
         }
-        gpuPrice.labelValues(r.getContractId(), r.getScenarioId(), r.getPriceKey()).set(r.getUsdPerGpuHour());
+        labels.add(List.of(r.getSpan(), r.getPriceKey()));
+        gpuPrice.labelValues(c, s, r.getPriceKey()).set(r.getUsdPerGpuHour());
     }
 
-    private static void quantiles(Gauge g, String c, String s, LatencySummary l) {
-        if (l.getCount() == 0) {
-            return;
+    /** Removes the series of scenarios with no final window for {@code staleAfter}; returns how many scenarios went. */
+    public synchronized int expire(long nowNanos) {
+        final List<List<String>> stale = lastFinal.entrySet().stream()
+                .filter(e -> nowNanos - e.getValue() >= staleAfter.toNanos()).map(Map.Entry::getKey).toList();
+        for (List<String> key : stale) {
+            final String c = key.get(0);
+            final String s = key.get(1);
+            for (Gauge g : List.of(goodput, goodTokens, goodFraction, tokens, tokensPerGpu, windowEnd)) {
+                g.remove(c, s);
+            }
+            for (String status : List.of("ok", "error", "timeout", "abandoned")) {
+                requests.remove(c, s, status);
+            }
+            classes.getOrDefault(key, Set.of()).forEach(k -> errors.remove(c, s, k));
+            for (List<String> l : costLabels.getOrDefault(key, Set.of())) {
+                costSuccessful.remove(c, s, l.get(0));
+                costCompute.remove(c, s, l.get(0));
+                gpuPrice.remove(c, s, l.get(1));
+            }
+            lastFinal.remove(key);
+            classes.remove(key);
+            costLabels.remove(key);
         }
-        final long[] values = {l.getP50Us(), l.getP90Us(), l.getP95Us(), l.getP99Us(), l.getP999Us()};
-        for (int i = 0; i < QUANTILES.length; i++) {
-            g.labelValues(c, s, Double.toString(QUANTILES[i])).set(values[i] / 1e6);
-        }
-        g.labelValues(c, s, "1.0").set(l.getMaxUs() / 1e6);
-    }
-
-    private Gauge latency(String name, String help) {
-        return Gauge.builder().name(name).help(help).labelNames("contract", "scenario", "quantile").register(registry);
+        return stale.size();
     }
 
     private Gauge gauge(String name, String help) {
-        return Gauge.builder().name(name).help(help).labelNames("contract", "scenario").register(registry);
+        return Gauge.builder().name(name).help(help).labelNames("goodput_contract", "goodput_scenario").register(registry);
     }
-
 }

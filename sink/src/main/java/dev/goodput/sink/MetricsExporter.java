@@ -10,19 +10,33 @@ import dev.goodput.registry.SchemaRegistryClient;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 
 /**
- * Serves the latest final window of every (contract, scenario) and its cost on a Prometheus /
- * OpenMetrics endpoint, read from llm.window-stats and llm.cost (committed records only), so what
- * Prometheus scrapes is what the topics hold. Latency names follow the OpenTelemetry GenAI
- * semantic conventions where one fits (see the README's mapping), in seconds, one gauge per quantile.
+ * Serves, on a Prometheus / OpenMetrics endpoint, per-request histograms and counters named as
+ * the OpenTelemetry GenAI semantic conventions name client-side measurements ({@link ClientMetrics},
+ * from llm.verdicts and final windows), the latest final window of every (contract, scenario) and
+ * its cost as gauges ({@link GoodputMetrics}), and the JVM's own metrics; committed records only,
+ * so what Prometheus scrapes is what the topics hold.
  */
 public final class MetricsExporter implements AutoCloseable {
 
     private final GoodputMetrics metrics = new GoodputMetrics();
     private final HTTPServer server;
     private final ResultsFollower follower;
+    private final ClientMetricsFollower clientFollower;
 
     public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String host, int port) {
+        this(client, schemaRegistry, windowTopic, costTopic, null, java.util.Map.of(), "goodput-sink", host, port);
+    }
+
+    /**
+     * With {@code verdictTopic}, also the per-request histograms and counters ({@link ClientMetrics}),
+     * labelled with each contract's model and runtime, fed under the group {@code group}-client-metrics.
+     */
+    public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
+                           String verdictTopic, java.util.Map<String, dev.goodput.contract.Contract> contracts, String group,
+                           String host, int port) {
+        io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(metrics.registry());
+        final ClientMetrics perRequest = new ClientMetrics(metrics.registry(), contracts);
         try {
             this.server = HTTPServer.builder().inetAddress(InetAddress.getByName(host)).port(port).registry(metrics.registry())
                     .buildAndStart();
@@ -40,7 +54,19 @@ public final class MetricsExporter implements AutoCloseable {
                     public void onCost(CostRecord c) {
                         metrics.onCost(c);
                     }
+
+                    @Override
+                    public void afterPoll() {
+                        metrics.expire(System.nanoTime());
+                    }
                 });
+        this.clientFollower = verdictTopic == null ? null : new ClientMetricsFollower(client, schemaRegistry, verdictTopic,
+                windowTopic, group + "-client-metrics", perRequest);
+    }
+
+    /** Waits until the per-request metrics read the verdicts (any published after this are counted); false on timeout. */
+    public boolean awaitClientMetricsReady(java.time.Duration timeout) throws InterruptedException {
+        return clientFollower != null && clientFollower.awaitReady(timeout);
     }
 
     /** The scrape URL. */
@@ -54,6 +80,9 @@ public final class MetricsExporter implements AutoCloseable {
 
     @Override
     public void close() {
+        if (clientFollower != null) {
+            clientFollower.close();
+        }
         follower.close();
         server.close();
     }

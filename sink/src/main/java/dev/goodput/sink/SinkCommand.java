@@ -74,7 +74,8 @@ public final class SinkCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        final Map<String, Double> peaks = SinkConfig.peaks(ContractLoader.loadAll(contracts).values());
+        final Map<String, dev.goodput.contract.Contract> loaded = ContractLoader.loadAll(contracts);
+        final Map<String, Double> peaks = SinkConfig.peaks(loaded.values());
         final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
         final Properties client = connection.kafka(streamsConfig);
         final SchemaRegistryClient registry = connection.registry();
@@ -82,7 +83,7 @@ public final class SinkCommand implements Callable<Integer> {
         final SinkConfig config = new SinkConfig(defaults.pricesTopic(), defaults.windowStatsTopic(), defaults.costTopic(),
                 defaults.dlqTopic(), spans,
                 peaks);
-        final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort);
+        final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded);
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
         final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("sink", client, registry);
         return dev.goodput.failure.Lifecycle.run("sink", running.streams(), running.failures(), "sink " + applicationId
@@ -111,6 +112,16 @@ public final class SinkCommand implements Callable<Integer> {
     /** Publishes the prices, then starts the topology and the metrics endpoint (the demo uses this too). */
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort) {
+        return start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, java.util.Map.of());
+    }
+
+    /**
+     * The same, with the contracts whose model and runtime label the per-request metrics (read from
+     * the verdicts topic that goes with {@code config}'s window-stats topic).
+     */
+    public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
+                                String applicationId, Path stateDir, String metricsHost, int metricsPort,
+                                java.util.Map<String, dev.goodput.contract.Contract> contracts) {
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES.named(config.pricesTopic()),
                     Topics.WINDOW_STATS.named(config.windowStatsTopic()), Topics.COST.named(config.costTopic()),
@@ -133,9 +144,16 @@ public final class SinkCommand implements Callable<Integer> {
                 dev.goodput.failure.FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
         failures.install(streams);
         streams.start();
-        final MetricsExporter metrics = new MetricsExporter(client,
-                registry, config.windowStatsTopic(), config.costTopic(), metricsHost, metricsPort);
+        final MetricsExporter metrics = new MetricsExporter(client, registry, config.windowStatsTopic(), config.costTopic(),
+                verdictTopic(config.windowStatsTopic()), contracts, applicationId, metricsHost, metricsPort);
         return new Running(streams, failures, metrics);
+    }
+
+    /** The verdicts topic beside a window-stats topic: a replay's carry the same suffix ({@code .<replay id>}). */
+    static String verdictTopic(String windowStatsTopic) {
+        final String base = Topics.WINDOW_STATS.name();
+        return windowStatsTopic.startsWith(base) ? Topics.VERDICTS.name() + windowStatsTopic.substring(base.length())
+                : Topics.VERDICTS.name();
     }
 
     /** Each price version keyed by its price key, with its effective date as the record time. */

@@ -82,6 +82,21 @@ class SinkPrometheusIT {
                     producer.send(new ProducerRecord<>(config.windowStatsTopic(), null, t0.plusSeconds(10).toEpochMilli(),
                             "w", w)).get();
                 }
+                // 200 verdicts with TTFTs of 2, 4, ..., 400 ms: each one observation in the per-request histograms
+                assertThat(sink.metrics().awaitClientMetricsReady(Duration.ofSeconds(60))).isTrue();
+                final List<Long> ttfts = new ArrayList<>();
+                try (KafkaProducer<String, dev.goodput.avro.RequestVerdict> producer = new KafkaProducer<>(p, new StringSerializer(),
+                        new AvroSerializer<>(client, false))) {
+                    for (int i = 1; i <= 200; i++) {
+                        ttfts.add(i * 2_000L);
+                        producer.send(new ProducerRecord<>(dev.goodput.topics.Topics.VERDICTS.name(), "v" + i,
+                                dev.goodput.avro.RequestVerdict.newBuilder(SampleRecords.verdict()).setRequestId("v" + i)
+                                        .setStatus(dev.goodput.avro.RequestStatus.OK).setErrorClass(null).setTtftUs(i * 2_000L)
+                                        .setE2eUs(500_000L + i * 2_000L).setOperation("chat").setTargetId("sim").setPromptTokens(64)
+                                        .build()));
+                    }
+                    producer.flush();
+                }
                 final CostRecord cost = readWindowCost(kafka, client, config.costTopic());
                 assertThat(cost.getComputeCostPerMUsd()).isCloseTo(2.3449, within(0.00005));
                 assertThat(cost.getCostPerSuccessfulMUsd()).isCloseTo(2.7587, within(0.00005));
@@ -106,6 +121,29 @@ class SinkPrometheusIT {
                     assertThat(successful).isEqualTo(cost.getCostPerSuccessfulMUsd());
                     assertThat(compute).isEqualTo(cost.getComputeCostPerMUsd());
                     assertThat(goodput).isEqualTo(w.getGoodputRps());
+                    // the per-request histogram through Prometheus: every verdict once, and histogram_quantile within
+                    // the width of the bucket that holds the exact p99
+                    assertThat(query(port, "sum(gen_ai_client_operation_time_to_first_chunk_seconds_count) == 200")).isEqualTo(200);
+                    final double p99 = query(port, "histogram_quantile(0.99, sum by (le) "
+                            + "(gen_ai_client_operation_time_to_first_chunk_seconds_bucket))");
+                    final double exact = ttfts.get((int) Math.ceil(0.99 * ttfts.size()) - 1) / 1e6;
+                    double lower = 0;
+                    double upper = Double.MAX_VALUE;
+                    for (double b : ClientMetrics.DURATION_BUCKETS) {
+                        if (b < exact) {
+                            lower = b;
+                        } else {
+                            upper = Math.min(upper, b);
+                        }
+                    }
+                    assertThat(p99).as("p99 %.3f s, exact %.3f s, bucket (%.2f, %.2f]", p99, exact, lower, upper)
+                            .isBetween(lower, upper);
+                    // and promtool accepts the whole endpoint (JVM metrics included)
+                    final HttpResponse<String> scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create(sink.metrics().url())).build(), HttpResponse.BodyHandlers.ofString());
+                    assertThat(scrape.body()).contains("gen_ai_client_operation_time_to_first_chunk_seconds_bucket")
+                            .contains("jvm_memory_used_bytes").doesNotContain("quantile=");
+                    ClientMetricsTest.promtool(scrape.body());
                 } finally {
                     prom.destroy();
                     prom.waitFor();

@@ -576,6 +576,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 .setTtftUs(ok ? ttft : null).setTtfatUs(ttfat != Definitions.UNDEFINED ? ttfat : null)
                 .setE2eUs(ok ? e2e : null).setTpotUs(Double.isNaN(tpot) ? null : tpot)
                 .setDispatchLatenessUs(lateness).setOutputTokens(r.getOutputTokens()).setSloPass(sloPass)
+                .setTargetId(r.getTargetId()).setPromptTokens(r.getPromptTokens()).setOperation(r.getOperation())
                 .setFailedObjectives(failed).setQualityPass(qualityPass).setGood(good).build()), recordTs));
 
         final long[][] gaps = ok ? s.gaps() : new long[][] {new long[0], new long[0]};

@@ -272,6 +272,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         final RequestEvent.Builder e = RequestEvent.newBuilder()
                 .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
                 .setTargetId(run.targetId()).setGpuType(run.gpuType()).setGpuCount(run.gpuCount())
+                .setOperation(target.chat() ? "chat" : "text_completion")
                 .setRequestId(spec.requestId()).setAttempt(1)
                 .setIntendedSendTimeUs(MicroClock.toInstant(spec.intendedUs()))
                 .setActualSendTimeUs(MicroClock.toInstant(actualSendUs >= 0 ? actualSendUs : completionUs))

@@ -1,0 +1,93 @@
+package dev.goodput.sink;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Properties;
+
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.registry.SchemaRegistryClient;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Feeds {@link ClientMetrics}: every committed verdict once and every final window once, from
+ * where this sink's group left off (from the end the first time), so a restart neither recounts
+ * history (a counter jump) nor, across instances of one sink, counts a record twice: the group
+ * shares the partitions out.
+ */
+final class ClientMetricsFollower implements AutoCloseable {
+
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private final java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+
+    /** Waits until the follower has its partitions and knows where it reads from; false on timeout. */
+    boolean awaitReady(Duration timeout) throws InterruptedException {
+        return ready.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    ClientMetricsFollower(Properties client, SchemaRegistryClient registry, String verdictTopic, String windowTopic,
+                          String group, ClientMetrics metrics) {
+        final Properties p = new Properties();
+        p.putAll(dev.goodput.config.ClientConfig.forConsumer(client));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
+        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        final var verdicts = new dev.goodput.serde.AvroDeserializer<>(registry, RequestVerdict.class);
+        final var windows = new dev.goodput.serde.AvroDeserializer<>(registry, WindowStats.class);
+        consumer.subscribe(List.of(verdictTopic, windowTopic), new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
+            @Override
+            public void onPartitionsRevoked(java.util.Collection<org.apache.kafka.common.TopicPartition> parts) {
+            }
+
+            @Override
+            public void onPartitionsAssigned(java.util.Collection<org.apache.kafka.common.TopicPartition> parts) {
+                // resolve where reading starts now, so every record published after this is counted
+                parts.forEach(consumer::position);
+                ready.countDown();
+            }
+        });
+        this.thread = new Thread(() -> {
+            try {
+                while (running) {
+                    for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+                        try {
+                            if (r.topic().equals(verdictTopic)) {
+                                metrics.onVerdict(verdicts.deserialize(r.topic(), r.value()));
+                            } else {
+                                metrics.onFinalWindow(windows.deserialize(r.topic(), r.value()));
+                            }
+                        } catch (RuntimeException unreadable) {
+                            // skipped, not fatal: a result that cannot be read was refused upstream
+                        }
+                    }
+                }
+            } catch (WakeupException stop) {
+                // closing
+            } finally {
+                consumer.close();
+            }
+        }, "goodput-client-metrics");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            thread.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,135 @@
+package dev.goodput.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import dev.goodput.avro.LatencySummary;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.ContractLoader;
+import dev.goodput.testing.SampleRecords;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The metrics endpoint's families as Prometheus reads them: per-request histograms under OTel GenAI
+ * client names with their required attributes, fed once per verdict; window results as gauges that
+ * go when their scenario stops; and Debian's {@code promtool check metrics} accepts the scrape.
+ */
+class ClientMetricsTest {
+
+    private static final Contract CONTRACT = ContractLoader.load(Path.of("../config/contract.yaml"));
+    private static final Path PROMTOOL = Path.of("/usr/bin/promtool");
+
+    private static RequestVerdict verdict(int i, RequestStatus status) {
+        return RequestVerdict.newBuilder(SampleRecords.verdict()).setContractId(CONTRACT.id()).setScenarioId("p128-o64-r10-cold")
+                .setRequestId("r" + i).setStatus(status).setErrorClass(status == RequestStatus.OK ? null : "http_503")
+                .setTtftUs(status == RequestStatus.OK ? 100_000L + i * 10_000L : null)
+                .setE2eUs(status == RequestStatus.OK ? 1_000_000L + i * 10_000L : null)
+                .setTpotUs(status == RequestStatus.OK ? 12_000.0 : null).setTtfatUs(null)
+                .setFailedObjectives(status == RequestStatus.OK ? List.of() : List.of("status")).setGood(status == RequestStatus.OK)
+                .setTargetId("10.0.0.7:8000").setPromptTokens(128).setOperation("chat").setOutputTokens(64).build();
+    }
+
+    private static String scrape(io.prometheus.metrics.model.registry.PrometheusRegistry r) throws Exception {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        new PrometheusTextFormatWriter(false).write(out, r.scrape());
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void eachVerdictIsOneObservationUnderOtelClientNamesWithTheRequiredAttributes() throws Exception {
+        final GoodputMetrics gauges = new GoodputMetrics();
+        final ClientMetrics m = new ClientMetrics(gauges.registry(), Map.of(CONTRACT.id(), CONTRACT));
+        for (int i = 0; i < 40; i++) {
+            m.onVerdict(verdict(i, i % 10 == 9 ? RequestStatus.ERROR : RequestStatus.OK));
+        }
+        final String text = scrape(gauges.registry());
+        final String[] attrs = {"gen_ai_operation_name=\"chat\"", "gen_ai_provider_name=\"goodput-simulator\"",
+            "gen_ai_request_model=\"goodput/simulated-8b-instruct\"", "goodput_contract=\"" + CONTRACT.id().substring(0, 12) + "\"",
+            "goodput_scenario=\"p128-o64-r10-cold\"", "server_address=\"10.0.0.7\"", "server_port=\"8000\""};
+        assertThat(text).contains("# TYPE gen_ai_client_operation_time_to_first_chunk_seconds histogram")
+                .contains("# TYPE gen_ai_client_operation_duration_seconds histogram")
+                .contains("# TYPE gen_ai_client_token_usage histogram").doesNotContain("quantile=");
+        assertThat(value(text, "gen_ai_client_operation_time_to_first_chunk_seconds_count", attrs)).isEqualTo("36");
+        assertThat(value(text, "gen_ai_client_operation_duration_seconds_count", attrs)).isEqualTo("36");
+        // TTFT 100..450 ms in 10 ms steps: the 0.16 s bucket holds the 7 of 100..160 ms
+        assertThat(value(text, "gen_ai_client_operation_time_to_first_chunk_seconds_bucket", with(attrs, "le=\"0.16\""))).isEqualTo("7");
+        assertThat(value(text, "gen_ai_client_token_usage_count", with(attrs, "gen_ai_token_type=\"input\""))).isEqualTo("40");
+        assertThat(value(text, "gen_ai_client_token_usage_count", with(attrs, "gen_ai_token_type=\"output\""))).isEqualTo("36");
+        assertThat(value(text, "goodput_requests_total", with(attrs, "status=\"error\"", "error_type=\"http_503\""))).isEqualTo("4.0");
+        assertThat(value(text, "goodput_verdicts_total", with(attrs, "verdict=\"good\""))).isEqualTo("36.0");
+        assertThat(value(text, "goodput_failed_objectives_total", with(attrs, "objective=\"status\""))).isEqualTo("4.0");
+        promtool(text);
+    }
+
+    @Test
+    void aFinalWindowsItlGapsAreAddedOnceFromItsHistogramAndItsRefusalsCounted() throws Exception {
+        final GoodputMetrics gauges = new GoodputMetrics();
+        final ClientMetrics m = new ClientMetrics(gauges.registry(), Map.of(CONTRACT.id(), CONTRACT));
+        final org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(3_600_000_000L, 3);
+        for (int i = 0; i < 1_000; i++) {
+            h.recordValue(i < 900 ? 15_000 : 90_000);
+        }
+        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        h.encodeIntoCompressedByteBuffer(b);
+        b.flip();
+        final LatencySummary itl = LatencySummary.newBuilder(SampleRecords.summary(15_000)).setCount(1_000).setHistogram(b).build();
+        final WindowStats w = WindowStats.newBuilder(SampleRecords.windowStats()).setContractId(CONTRACT.id()).setScenarioId("s1")
+                .setItl(itl).setLateEvents(2).setRefusedEvents(Map.of("late", 2L, "duplicate", 1L)).build();
+        m.onFinalWindow(w);
+        gauges.onWindow(w);
+        final String text = scrape(gauges.registry());
+        assertThat(text).containsPattern("gen_ai_client_operation_time_per_output_chunk_seconds_bucket\\{[^}]*le=\"0.02\"\\} 900\\b")
+                .containsPattern("gen_ai_client_operation_time_per_output_chunk_seconds_count\\{[^}]*\\} 1000\\b")
+                .containsPattern("goodput_refused_events_total\\{[^}]*reason=\"duplicate\"\\} 1.0")
+                .containsPattern("goodput_late_events_total\\{[^}]*\\} 2.0")
+                .contains("goodput_window_errors{error_type=\"http_503\"");
+        // the next window of the scenario has no http_503: the class goes, it does not keep its old count
+        gauges.onWindow(WindowStats.newBuilder(w).setErrorsByClass(Map.of("timeout", 1L)).build());
+        assertThat(scrape(gauges.registry())).doesNotContain("error_type=\"http_503\"").contains("error_type=\"timeout\"");
+        // a scenario without a final window for the stale time leaves the endpoint
+        assertThat(gauges.expire(System.nanoTime() + GoodputMetrics.DEFAULT_STALE_AFTER.toNanos())).isEqualTo(1);
+        assertThat(scrape(gauges.registry())).doesNotContain("goodput_good_fraction{").doesNotContain("goodput_window_errors{");
+        promtool(text);
+    }
+
+    /** The value of the one sample of {@code name} that carries every label given. */
+    private static String value(String text, String name, String... labels) {
+        final List<String> found = text.lines().filter(l -> l.startsWith(name + "{"))
+                .filter(l -> java.util.Arrays.stream(labels).allMatch(l::contains)).toList();
+        assertThat(found).as(name + " with " + String.join(",", labels)).hasSize(1);
+        return found.get(0).substring(found.get(0).lastIndexOf(' ') + 1);
+    }
+
+    private static String[] with(String[] a, String... more) {
+        final String[] all = java.util.Arrays.copyOf(a, a.length + more.length);
+        System.arraycopy(more, 0, all, a.length, more.length);
+        return all;
+    }
+
+    /** Debian's promtool must accept the scrape; it is installed in CI, where its absence fails the test. */
+    static void promtool(String text) throws Exception {
+        if (!Files.isExecutable(PROMTOOL)) {
+            assertThat(System.getenv("CI")).as("promtool is required in CI (apt-get install prometheus)").isNotEqualTo("true");
+            Assumptions.abort("Debian's promtool is not installed");
+        }
+        final Process p = new ProcessBuilder(PROMTOOL.toString(), "check", "metrics").redirectErrorStream(true).start();
+        p.getOutputStream().write(text.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().close();
+        final String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as("promtool check metrics said:\n" + said).isZero();
+    }
+}
