@@ -33,6 +33,11 @@ class ComposeFileTest {
         return (Map<String, Map<String, Object>>) compose.get("services");
     }
 
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> compose() throws java.io.IOException {
+        return new Yaml().load(Files.readString(ROOT.resolve("docker-compose.yml")));
+    }
+
     @Test
     void everyServiceIsPinnedHealthyAndWired() throws Exception {
         final Map<String, Map<String, Object>> services = services();
@@ -81,6 +86,12 @@ class ComposeFileTest {
             if (volumes instanceof List<?> list) {
                 for (Object v : list) {
                     final String host = String.valueOf(v).split(":")[0];
+                    if (!host.startsWith(".") && !host.startsWith("/")) {
+                        // a named volume: declared at the top level
+                        assertThat((Map<String, Object>) compose().get("volumes")).as(e.getKey() + " uses volume " + host)
+                                .containsKey(host);
+                        continue;
+                    }
                     assertThat(ROOT.resolve(host)).as(e.getKey() + " mounts " + host).exists();
                 }
             }
@@ -125,5 +136,66 @@ class ComposeFileTest {
                 "gen_ai_client_operation_duration_seconds_bucket", "goodput_good_requests_per_second", "goodput_good_fraction",
                 "goodput_window_errors", "goodput_cost_per_successful_million_tokens_usd", "goodput_refused_events_total");
         assertThat(String.join("\n", queries)).doesNotContain("quantile=");
+    }
+
+    /**
+     * Every healthcheck is run as Docker runs it: a CMD-SHELL test under /bin/sh, which is Debian's
+     * dash in the Debian and Ubuntu based images (and under bash too), an exec-form test as is.
+     * Each must pass against a live listener and fail without one. The port in the command is
+     * moved to a free one, so the test needs no fixed port. Kafka's check calls the image's own
+     * script, which is not on this machine: it is left out, and said.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void everyHealthcheckPassesUnderDashAndBashAgainstALiveListenerAndFailsWithoutOne() throws Exception {
+        final Map<String, Object> compose = new Yaml().load(Files.readString(ROOT.resolve("docker-compose.yml")));
+        final Map<String, Map<String, Object>> services = (Map<String, Map<String, Object>>) compose.get("services");
+        final Set<String> ran = new TreeSet<>();
+        final Pattern port = Pattern.compile("(localhost|127\\.0\\.0\\.1):(\\d+)");
+        for (Map.Entry<String, Map<String, Object>> e : services.entrySet()) {
+            final Map<String, Object> hc = (Map<String, Object>) e.getValue().get("healthcheck");
+            if (hc == null) {
+                continue;
+            }
+            final List<String> test = (List<String>) hc.get("test");
+            final String command = test.get(0).equals("CMD-SHELL") ? test.get(1)
+                    : String.join(" ", test.subList(1, test.size()).stream().map(a -> "'" + a.replace("'", "'\\''") + "'").toList());
+            final String tool = command.split("\\s+")[0].replace("'", "");
+            if (tool.startsWith("/opt/kafka/")) {
+                continue; // the Kafka image's own script
+            }
+            final Matcher m = port.matcher(command);
+            assertThat(m.find()).as(e.getKey() + ": a healthcheck names the port it checks: " + command).isTrue();
+            final com.sun.net.httpserver.HttpServer live = com.sun.net.httpserver.HttpServer.create(
+                    new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+            live.createContext("/", x -> {
+                final byte[] ok = "ok".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                x.sendResponseHeaders(200, ok.length);
+                x.getResponseBody().write(ok);
+                x.close();
+            });
+            live.start();
+            final int free = live.getAddress().getPort();
+            final String here = m.replaceAll("$1:" + free);
+            try {
+                for (String shell : List.of("/usr/bin/dash", "/usr/bin/bash")) {
+                    assertThat(run(shell, here)).as(e.getKey() + " under " + shell + " against a live listener: " + here).isZero();
+                }
+            } finally {
+                live.stop(0);
+            }
+            for (String shell : List.of("/usr/bin/dash", "/usr/bin/bash")) {
+                assertThat(run(shell, here)).as(e.getKey() + " under " + shell + " with nothing listening: " + here).isNotZero();
+            }
+            ran.add(e.getKey());
+        }
+        assertThat(ran).contains("sink", "schema-registry", "prometheus", "grafana");
+    }
+
+    private static int run(String shell, String command) throws Exception {
+        final Process p = new ProcessBuilder(shell, "-c", command).redirectErrorStream(true).start();
+        p.getInputStream().readAllBytes();
+        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        return p.exitValue();
     }
 }
