@@ -1,25 +1,25 @@
 package dev.goodput.sink;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import io.prometheus.metrics.core.metrics.Counter;
-import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.Unit;
 import org.HdrHistogram.HistogramIterationValue;
 
 /**
  * Per-request measurements as the OpenTelemetry GenAI semantic conventions name client-side
- * ones, in Prometheus form as OTel's Prometheus translation writes them (dots to underscores, unit
- * suffix, {@code _total} on counters), with their advisory bucket boundaries. Each request is
- * observed once, from its verdict; ITL gaps, which no verdict carries, once per final window from
- * its exact ITL histogram. Goodput's own quantities carry {@code goodput_} names. Labels are
- * bounded: contract, scenario, model, provider, operation, target and a closed set of statuses,
- * error classes, objectives and DLQ reasons; never a request id.
+ * ones, with their advisory bucket boundaries, recorded into Prometheus (as OTel's Prometheus
+ * translation writes them: dots to underscores, unit suffix, {@code _total} on counters) and,
+ * when configured, into an OpenTelemetry meter exported over OTLP ({@link OtlpExport}). Each
+ * request is observed once, from its verdict; ITL gaps, which no verdict carries, once per final
+ * window from its exact ITL histogram. Goodput's own quantities carry {@code goodput.} names.
+ * Attributes are bounded: contract, scenario, model, provider, operation, target and a closed set
+ * of statuses, error classes, objectives and DLQ reasons; never a request id.
  */
 public final class ClientMetrics {
 
@@ -30,64 +30,99 @@ public final class ClientMetrics {
     static final double[] TOKEN_BUCKETS = {1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304,
         16777216, 67108864};
 
-    /** OTel attribute names as Prometheus labels, then Goodput's own. */
-    static final String[] ATTRIBUTES = {"gen_ai_operation_name", "gen_ai_provider_name", "gen_ai_request_model",
-        "server_address", "server_port", "goodput_scenario", "goodput_contract"};
+    /** The attributes every per-request instrument carries: OTel's, then Goodput's own. */
+    static final List<String> ATTRIBUTES = List.of("gen_ai.operation.name", "gen_ai.provider.name", "gen_ai.request.model",
+            "server.address", "server.port", "goodput.scenario", "goodput.contract");
+
+    /** One instrument: its OTel name, unit and attributes; Prometheus names follow from them. */
+    public enum Instrument {
+        DURATION("gen_ai.client.operation.duration", "s", true, DURATION_BUCKETS,
+                "GenAI operation duration (OTel gen_ai.client.operation.duration): intended send to last content chunk, OK requests."),
+        TIME_TO_FIRST_CHUNK("gen_ai.client.operation.time_to_first_chunk", "s", true, DURATION_BUCKETS,
+                "Time to the first content chunk (OTel gen_ai.client.operation.time_to_first_chunk), from the intended send, OK streams."),
+        TIME_PER_OUTPUT_CHUNK("gen_ai.client.operation.time_per_output_chunk", "s", true, DURATION_BUCKETS,
+                "Time between consecutive content chunks (OTel gen_ai.client.operation.time_per_output_chunk): every ITL gap, "
+                        + "added once per final window."),
+        TOKEN_USAGE("gen_ai.client.token.usage", "{token}", true, TOKEN_BUCKETS,
+                "Input and output tokens per request (OTel gen_ai.client.token.usage).", "gen_ai.token.type"),
+        TPOT("goodput.time_per_output_token", "s", true, DURATION_BUCKETS,
+                "Time per output token, (E2E - TTFT) / (output tokens - 1), OK requests with 2 or more output tokens."),
+        TIME_TO_FIRST_ANSWER("goodput.time_to_first_answer_token", "s", true, DURATION_BUCKETS,
+                "Time to the first answer (non-reasoning) chunk, from the intended send."),
+        REQUESTS("goodput.requests", "{request}", false, null, "Requests by status and error type (empty when OK).",
+                "status", "error.type"),
+        VERDICTS("goodput.verdicts", "{request}", false, null,
+                "Requests by verdict: good (every objective and the quality floor met) or not_good.", "verdict"),
+        FAILED_OBJECTIVES("goodput.failed_objectives", "{request}", false, null,
+                "Objectives missed, by objective (status, ttft, tpot, e2el): a request may miss several.", "objective"),
+        REFUSED("goodput.refused_events", "{record}", false, null,
+                "Records refused to the DLQ, by reason, counted once per final window (refused_events).", "reason"),
+        LATE("goodput.late_events", "{record}", false, null,
+                "Late records refused to the DLQ, counted once per final window (late_events).");
+
+        final String otelName;
+        final String unit;
+        final boolean histogram;
+        final double[] buckets;
+        final String help;
+        final List<String> attributes;
+
+        Instrument(String otelName, String unit, boolean histogram, double[] buckets, String help, String... extra) {
+            this.otelName = otelName;
+            this.unit = unit;
+            this.histogram = histogram;
+            this.buckets = buckets;
+            this.help = help;
+            final List<String> a = new ArrayList<>(ATTRIBUTES);
+            a.addAll(List.of(extra));
+            this.attributes = List.copyOf(a);
+        }
+
+        /** The Prometheus name, as OTel's Prometheus translation writes it. */
+        String prometheusName() {
+            final String base = otelName.replace('.', '_');
+            if ("s".equals(unit)) {
+                return base + "_seconds";
+            }
+            return histogram ? base : base + "_total";
+        }
+
+        static String label(String attribute) {
+            return attribute.replace('.', '_');
+        }
+    }
+
+    /** Where measurements go: Prometheus instruments, OTel instruments. */
+    interface Recorder {
+        void observe(Instrument i, String[] values, double value);
+
+        void add(Instrument i, String[] values, long n);
+    }
 
     private final Map<String, Contract> contracts;
-    private final Histogram duration;
-    private final Histogram timeToFirstChunk;
-    private final Histogram timePerOutputChunk;
-    private final Histogram tokenUsage;
-    private final Histogram tpot;
-    private final Histogram timeToFirstAnswer;
-    private final Counter requests;
-    private final Counter verdicts;
-    private final Counter failedObjectives;
-    private final Counter refused;
-    private final Counter lateEvents;
+    private final List<Recorder> recorders = new ArrayList<>();
 
     public ClientMetrics(PrometheusRegistry registry, Map<String, Contract> contracts) {
         this.contracts = contracts;
-        this.duration = seconds(registry, "gen_ai_client_operation_duration_seconds",
-                "GenAI operation duration (OTel gen_ai.client.operation.duration): intended send to last content chunk, OK requests.");
-        this.timeToFirstChunk = seconds(registry, "gen_ai_client_operation_time_to_first_chunk_seconds",
-                "Time to the first content chunk (OTel gen_ai.client.operation.time_to_first_chunk), from the intended send, OK streams.");
-        this.timePerOutputChunk = seconds(registry, "gen_ai_client_operation_time_per_output_chunk_seconds",
-                "Time between consecutive content chunks (OTel gen_ai.client.operation.time_per_output_chunk): every ITL gap, "
-                        + "added once per final window.");
-        this.tokenUsage = Histogram.builder().name("gen_ai_client_token_usage")
-                .help("Input and output tokens per request (OTel gen_ai.client.token.usage, unit {token}).")
-                .classicUpperBounds(TOKEN_BUCKETS).classicOnly().labelNames(with("gen_ai_token_type")).register(registry);
-        this.tpot = seconds(registry, "goodput_time_per_output_token_seconds",
-                "Time per output token, (E2E - TTFT) / (output tokens - 1), OK requests with 2 or more output tokens.");
-        this.timeToFirstAnswer = seconds(registry, "goodput_time_to_first_answer_token_seconds",
-                "Time to the first answer (non-reasoning) chunk, from the intended send.");
-        this.requests = Counter.builder().name("goodput_requests_total").help("Requests by status and error type (error_type empty when OK).")
-                .labelNames(with("status", "error_type")).register(registry);
-        this.verdicts = Counter.builder().name("goodput_verdicts_total")
-                .help("Requests by verdict: good (every objective and the quality floor met) or not_good.")
-                .labelNames(with("verdict")).register(registry);
-        this.failedObjectives = Counter.builder().name("goodput_failed_objectives_total")
-                .help("Objectives missed, by objective (status, ttft, tpot, e2el): a request may miss several.")
-                .labelNames(with("objective")).register(registry);
-        this.refused = Counter.builder().name("goodput_refused_events_total")
-                .help("Records refused to the DLQ, by reason, counted once per final window (refused_events).")
-                .labelNames("goodput_scenario", "goodput_contract", "reason").register(registry);
-        this.lateEvents = Counter.builder().name("goodput_late_events_total")
-                .help("Late records refused to the DLQ, counted once per final window (late_events).")
-                .labelNames("goodput_scenario", "goodput_contract").register(registry);
+        recorders.add(new PrometheusRecorder(registry));
     }
 
-    private static Histogram seconds(PrometheusRegistry registry, String name, String help) {
-        return Histogram.builder().name(name).help(help).unit(Unit.SECONDS).classicUpperBounds(DURATION_BUCKETS).classicOnly()
-                .labelNames(ATTRIBUTES).register(registry);
+    /** Also records into an OpenTelemetry meter (exported over OTLP). */
+    public ClientMetrics alsoTo(io.opentelemetry.api.metrics.Meter meter) {
+        recorders.add(new OtlpExport.OtelRecorder(meter));
+        return this;
     }
 
-    private static String[] with(String... more) {
-        final String[] all = java.util.Arrays.copyOf(ATTRIBUTES, ATTRIBUTES.length + more.length);
-        System.arraycopy(more, 0, all, ATTRIBUTES.length, more.length);
-        return all;
+    private void observe(Instrument i, String[] values, double v) {
+        for (Recorder r : recorders) {
+            r.observe(i, values, v);
+        }
+    }
+
+    private void add(Instrument i, String[] values, long n) {
+        for (Recorder r : recorders) {
+            r.add(i, values, n);
+        }
     }
 
     /** One request, once. */
@@ -95,28 +130,28 @@ public final class ClientMetrics {
         final String[] a = attributes(v.getContractId(), v.getScenarioId(), v.getTargetId(), v.getOperation());
         final boolean ok = v.getStatus() == RequestStatus.OK;
         if (ok && v.getE2eUs() != null) {
-            duration.labelValues(a).observe(v.getE2eUs() / 1e6);
+            observe(Instrument.DURATION, a, v.getE2eUs() / 1e6);
         }
         if (ok && v.getTtftUs() != null) {
-            timeToFirstChunk.labelValues(a).observe(v.getTtftUs() / 1e6);
+            observe(Instrument.TIME_TO_FIRST_CHUNK, a, v.getTtftUs() / 1e6);
         }
         if (v.getTpotUs() != null) {
-            tpot.labelValues(a).observe(v.getTpotUs() / 1e6);
+            observe(Instrument.TPOT, a, v.getTpotUs() / 1e6);
         }
         if (v.getTtfatUs() != null) {
-            timeToFirstAnswer.labelValues(a).observe(v.getTtfatUs() / 1e6);
+            observe(Instrument.TIME_TO_FIRST_ANSWER, a, v.getTtfatUs() / 1e6);
         }
         if (v.getPromptTokens() != null) {
-            tokenUsage.labelValues(append(a, "input")).observe(v.getPromptTokens());
+            observe(Instrument.TOKEN_USAGE, append(a, "input"), v.getPromptTokens());
         }
         if (ok) {
-            tokenUsage.labelValues(append(a, "output")).observe(v.getOutputTokens());
+            observe(Instrument.TOKEN_USAGE, append(a, "output"), v.getOutputTokens());
         }
         final String status = v.getStatus().name().toLowerCase(java.util.Locale.ROOT);
-        requests.labelValues(append(a, status, ok ? "" : v.getErrorClass() == null ? status : v.getErrorClass())).inc();
-        verdicts.labelValues(append(a, v.getGood() ? "good" : "not_good")).inc();
+        add(Instrument.REQUESTS, append(a, status, ok ? "" : v.getErrorClass() == null ? status : v.getErrorClass()), 1);
+        add(Instrument.VERDICTS, append(a, v.getGood() ? "good" : "not_good"), 1);
         for (CharSequence o : v.getFailedObjectives()) {
-            failedObjectives.labelValues(append(a, o.toString())).inc();
+            add(Instrument.FAILED_OBJECTIVES, append(a, o.toString()), 1);
         }
     }
 
@@ -125,13 +160,11 @@ public final class ClientMetrics {
         if (!w.getIsFinal()) {
             return;
         }
-        final String contract = shortId(w.getContractId());
+        final String[] a = attributes(w.getContractId(), w.getScenarioId(), null, null);
         if (w.getItl().getCount() > 0) {
-            final String[] a = attributes(w.getContractId(), w.getScenarioId(), null, null);
             final java.nio.ByteBuffer b = w.getItl().getHistogram().duplicate();
             final byte[] bytes = new byte[b.remaining()];
             b.get(bytes);
-            final var gaps = timePerOutputChunk.labelValues(a);
             final org.HdrHistogram.Histogram h;
             try {
                 h = org.HdrHistogram.Histogram.decodeFromCompressedByteBuffer(java.nio.ByteBuffer.wrap(bytes), 0);
@@ -142,13 +175,13 @@ public final class ClientMetrics {
             for (HistogramIterationValue v : h.recordedValues()) {
                 final double s = v.getValueIteratedTo() / 1e6;
                 for (long i = 0; i < v.getCountAtValueIteratedTo(); i++) {
-                    gaps.observe(s);
+                    observe(Instrument.TIME_PER_OUTPUT_CHUNK, a, s);
                 }
             }
         }
-        w.getRefusedEvents().forEach((reason, n) -> refused.labelValues(w.getScenarioId(), contract, reason).inc(n));
+        w.getRefusedEvents().forEach((reason, n) -> add(Instrument.REFUSED, append(a, reason), n));
         if (w.getLateEvents() > 0) {
-            lateEvents.labelValues(w.getScenarioId(), contract).inc(w.getLateEvents());
+            add(Instrument.LATE, a, w.getLateEvents());
         }
     }
 
@@ -181,5 +214,38 @@ public final class ClientMetrics {
         final String[] all = java.util.Arrays.copyOf(a, a.length + more.length);
         System.arraycopy(more, 0, all, a.length, more.length);
         return all;
+    }
+
+    /** The instruments in a Prometheus registry. */
+    static final class PrometheusRecorder implements Recorder {
+        private final Map<Instrument, io.prometheus.metrics.core.metrics.Histogram> histograms = new java.util.EnumMap<>(Instrument.class);
+        private final Map<Instrument, io.prometheus.metrics.core.metrics.Counter> counters = new java.util.EnumMap<>(Instrument.class);
+
+        PrometheusRecorder(PrometheusRegistry registry) {
+            for (Instrument i : Instrument.values()) {
+                final String[] labels = i.attributes.stream().map(Instrument::label).toArray(String[]::new);
+                if (i.histogram) {
+                    final var b = io.prometheus.metrics.core.metrics.Histogram.builder().name(i.prometheusName()).help(i.help)
+                            .classicUpperBounds(i.buckets).classicOnly().labelNames(labels);
+                    if ("s".equals(i.unit)) {
+                        b.unit(io.prometheus.metrics.model.snapshots.Unit.SECONDS);
+                    }
+                    histograms.put(i, b.register(registry));
+                } else {
+                    counters.put(i, io.prometheus.metrics.core.metrics.Counter.builder().name(i.prometheusName()).help(i.help)
+                            .labelNames(labels).register(registry));
+                }
+            }
+        }
+
+        @Override
+        public void observe(Instrument i, String[] values, double value) {
+            histograms.get(i).labelValues(values).observe(value);
+        }
+
+        @Override
+        public void add(Instrument i, String[] values, long n) {
+            counters.get(i).labelValues(values).inc(n);
+        }
     }
 }

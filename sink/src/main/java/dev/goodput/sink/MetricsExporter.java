@@ -22,10 +22,11 @@ public final class MetricsExporter implements AutoCloseable {
     private final HTTPServer server;
     private final ResultsFollower follower;
     private final ClientMetricsFollower clientFollower;
+    private final OtlpExport otlp;
 
     public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String host, int port) {
-        this(client, schemaRegistry, windowTopic, costTopic, null, java.util.Map.of(), "goodput-sink", host, port);
+        this(client, schemaRegistry, windowTopic, costTopic, null, java.util.Map.of(), "goodput-sink", host, port, null);
     }
 
     /**
@@ -34,9 +35,13 @@ public final class MetricsExporter implements AutoCloseable {
      */
     public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String verdictTopic, java.util.Map<String, dev.goodput.contract.Contract> contracts, String group,
-                           String host, int port) {
+                           String host, int port, OtlpExport otlp) {
         io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(metrics.registry());
         final ClientMetrics perRequest = new ClientMetrics(metrics.registry(), contracts);
+        this.otlp = otlp;
+        if (otlp != null) {
+            perRequest.alsoTo(otlp.meter());
+        }
         try {
             this.server = HTTPServer.builder().inetAddress(InetAddress.getByName(host)).port(port).registry(metrics.registry())
                     .buildAndStart();
@@ -82,6 +87,9 @@ public final class MetricsExporter implements AutoCloseable {
     public void close() {
         if (clientFollower != null) {
             clientFollower.close();
+        }
+        if (otlp != null) {
+            otlp.close();
         }
         follower.close();
         server.close();

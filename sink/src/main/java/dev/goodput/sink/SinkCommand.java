@@ -60,6 +60,11 @@ public final class SinkCommand implements Callable<Integer> {
     @Option(names = "--state-dir", defaultValue = ".goodput/sink-state", description = "Local state folder.")
     Path stateDir;
 
+    @Option(names = "--otlp-endpoint", description = "Also push the per-request metrics over OTLP (HTTP/protobuf) to this"
+            + " collector base URL, e.g. http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT, if set; headers from"
+            + " OTEL_EXPORTER_OTLP_HEADERS, resource attributes from OTEL_RESOURCE_ATTRIBUTES).")
+    String otlpEndpoint;
+
     @Option(names = "--files", description = "Also append final windows and cost records to JSON-lines and CSV files in this folder.")
     Path filesDir;
 
@@ -83,7 +88,8 @@ public final class SinkCommand implements Callable<Integer> {
         final SinkConfig config = new SinkConfig(defaults.pricesTopic(), defaults.windowStatsTopic(), defaults.costTopic(),
                 defaults.dlqTopic(), spans,
                 peaks);
-        final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded);
+        final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded,
+                otlpEndpoint);
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
         final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("sink", client, registry);
         return dev.goodput.failure.Lifecycle.run("sink", running.streams(), running.failures(), "sink " + applicationId
@@ -112,7 +118,7 @@ public final class SinkCommand implements Callable<Integer> {
     /** Publishes the prices, then starts the topology and the metrics endpoint (the demo uses this too). */
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort) {
-        return start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, java.util.Map.of());
+        return start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, java.util.Map.of(), null);
     }
 
     /**
@@ -121,7 +127,9 @@ public final class SinkCommand implements Callable<Integer> {
      */
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort,
-                                java.util.Map<String, dev.goodput.contract.Contract> contracts) {
+                                java.util.Map<String, dev.goodput.contract.Contract> contracts, String otlpEndpoint) {
+        // an OTLP push when the flag or the standard environment asks for one, checked before anything starts
+        final OtlpExport otlp = OtlpExport.configured(otlpEndpoint, System.getenv(), "goodput-sink");
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES.named(config.pricesTopic()),
                     Topics.WINDOW_STATS.named(config.windowStatsTopic()), Topics.COST.named(config.costTopic()),
@@ -145,7 +153,7 @@ public final class SinkCommand implements Callable<Integer> {
         failures.install(streams);
         streams.start();
         final MetricsExporter metrics = new MetricsExporter(client, registry, config.windowStatsTopic(), config.costTopic(),
-                verdictTopic(config.windowStatsTopic()), contracts, applicationId, metricsHost, metricsPort);
+                verdictTopic(config.windowStatsTopic()), contracts, applicationId, metricsHost, metricsPort, otlp);
         return new Running(streams, failures, metrics);
     }
 

@@ -93,7 +93,7 @@ class ClientMetricsTest {
         final String text = scrape(gauges.registry());
         assertThat(text).containsPattern("gen_ai_client_operation_time_per_output_chunk_seconds_bucket\\{[^}]*le=\"0.02\"\\} 900\\b")
                 .containsPattern("gen_ai_client_operation_time_per_output_chunk_seconds_count\\{[^}]*\\} 1000\\b")
-                .containsPattern("goodput_refused_events_total\\{[^}]*reason=\"duplicate\"\\} 1.0")
+                .containsPattern("goodput_refused_events_total\\{[^}]*reason=\"duplicate\"[^}]*\\} 1.0")
                 .containsPattern("goodput_late_events_total\\{[^}]*\\} 2.0")
                 .contains("goodput_window_errors{error_type=\"http_503\"");
         // the next window of the scenario has no http_503: the class goes, it does not keep its old count
@@ -102,6 +102,40 @@ class ClientMetricsTest {
         // a scenario without a final window for the stale time leaves the endpoint
         assertThat(gauges.expire(System.nanoTime() + GoodputMetrics.DEFAULT_STALE_AFTER.toNanos())).isEqualTo(1);
         assertThat(scrape(gauges.registry())).doesNotContain("goodput_good_fraction{").doesNotContain("goodput_window_errors{");
+        promtool(text);
+    }
+
+    @Test
+    void aScrapeOfEightScenariosTwoModelsAndTwoContractsStaysUnderOneMegabyte() throws Exception {
+        final GoodputMetrics gauges = new GoodputMetrics();
+        final Map<String, Contract> contracts = new java.util.HashMap<>();
+        for (String model : List.of("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B")) {
+            for (int k = 0; k < 2; k++) {
+                final String id = Integer.toHexString((model + k).hashCode()).repeat(8).substring(0, 64);
+                contracts.put(id, new Contract(id, CONTRACT.canonicalJson(), CONTRACT.canonical(), model, CONTRACT.modelRevision(),
+                        CONTRACT.tokenizerName(), CONTRACT.corpus(), CONTRACT.outputCapTokens(), CONTRACT.decoding(),
+                        CONTRACT.hardware(), CONTRACT.cacheState(), CONTRACT.arrival(), CONTRACT.quality(), CONTRACT.objectives()));
+            }
+        }
+        final ClientMetrics m = new ClientMetrics(gauges.registry(), contracts);
+        io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(gauges.registry());
+        int n = 0;
+        for (String id : contracts.keySet()) {
+            for (int sc = 0; sc < 8; sc++) {
+                for (RequestStatus status : List.of(RequestStatus.OK, RequestStatus.ERROR, RequestStatus.TIMEOUT)) {
+                    m.onVerdict(RequestVerdict.newBuilder(verdict(n++, status)).setContractId(id).setScenarioId("p128-o64-r" + sc + "-cold")
+                            .setFailedObjectives(status == RequestStatus.OK ? List.of("ttft") : List.of("status")).build());
+                }
+                final WindowStats w = WindowStats.newBuilder(SampleRecords.windowStats()).setContractId(id)
+                        .setScenarioId("p128-o64-r" + sc + "-cold").setRefusedEvents(Map.of("late", 1L, "duplicate", 1L)).build();
+                gauges.onWindow(w);
+            }
+        }
+        final String text = scrape(gauges.registry());
+        final int bytes = text.getBytes(StandardCharsets.UTF_8).length;
+        System.out.printf(java.util.Locale.ROOT, "scrape of 8 scenarios x 2 models x 2 contracts (every status, objective and"
+                + " window gauge, JVM metrics): %,d bytes, %,d lines%n", bytes, text.lines().count());
+        assertThat(bytes).isLessThan(1_000_000);
         promtool(text);
     }
 

@@ -1,0 +1,155 @@
+package dev.goodput.sink;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.opentelemetry.api.common.Attributes;
+import io.opentelemetry.api.common.AttributesBuilder;
+import io.opentelemetry.api.metrics.DoubleHistogram;
+import io.opentelemetry.api.metrics.LongCounter;
+import io.opentelemetry.api.metrics.Meter;
+import io.opentelemetry.exporter.otlp.http.metrics.OtlpHttpMetricExporter;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.export.PeriodicMetricReader;
+import io.opentelemetry.sdk.resources.Resource;
+
+/**
+ * The per-request instruments of {@link ClientMetrics} pushed over OTLP (HTTP/protobuf) with the
+ * OpenTelemetry Java SDK: to {@code --otlp-endpoint}, or to the standard
+ * {@code OTEL_EXPORTER_OTLP_ENDPOINT} (then {@code /v1/metrics}) or
+ * {@code OTEL_EXPORTER_OTLP_METRICS_ENDPOINT}, with {@code OTEL_EXPORTER_OTLP_HEADERS} and
+ * {@code OTEL_RESOURCE_ATTRIBUTES}; {@code service.name} and {@code service.version} are set.
+ * Cumulative temporality, as Prometheus has it.
+ */
+public final class OtlpExport implements AutoCloseable {
+
+    /** How often the SDK exports. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
+
+    private final SdkMeterProvider provider;
+    private final Meter meter;
+    private final String endpoint;
+
+    public OtlpExport(String metricsEndpoint, Map<String, String> headers, Map<String, String> resourceAttributes,
+                      String serviceName, Duration interval) {
+        final var exporter = OtlpHttpMetricExporter.builder().setEndpoint(metricsEndpoint);
+        headers.forEach(exporter::addHeader);
+        final AttributesBuilder resource = Attributes.builder();
+        resourceAttributes.forEach(resource::put);
+        resource.put("service.name", serviceName);
+        final String version = OtlpExport.class.getPackage().getImplementationVersion();
+        resource.put("service.version", version == null ? "dev" : version);
+        this.provider = SdkMeterProvider.builder()
+                .setResource(Resource.getDefault().merge(Resource.create(resource.build())))
+                .registerMetricReader(PeriodicMetricReader.builder(exporter.build()).setInterval(interval).build())
+                .build();
+        this.meter = provider.get("dev.goodput.sink");
+        this.endpoint = metricsEndpoint;
+    }
+
+    /**
+     * The export the flag or the environment asks for, or null for none. The flag, like
+     * {@code OTEL_EXPORTER_OTLP_ENDPOINT}, is the collector's base URL.
+     */
+    public static OtlpExport configured(String endpointFlag, Map<String, String> env, String serviceName) {
+        final String endpoint;
+        if (endpointFlag != null) {
+            endpoint = metricsPath(endpointFlag);
+        } else if (env.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT") != null) {
+            endpoint = env.get("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT");
+        } else if (env.get("OTEL_EXPORTER_OTLP_ENDPOINT") != null) {
+            endpoint = metricsPath(env.get("OTEL_EXPORTER_OTLP_ENDPOINT"));
+        } else {
+            return null;
+        }
+        return new OtlpExport(endpoint, pairs(env.get("OTEL_EXPORTER_OTLP_HEADERS"), "OTEL_EXPORTER_OTLP_HEADERS"),
+                pairs(env.get("OTEL_RESOURCE_ATTRIBUTES"), "OTEL_RESOURCE_ATTRIBUTES"), serviceName, DEFAULT_INTERVAL);
+    }
+
+    static String metricsPath(String base) {
+        return (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/v1/metrics";
+    }
+
+    /** {@code k=v,k2=v2} (values URL-decoded), as the OTel environment variables write them. */
+    static Map<String, String> pairs(String s, String name) {
+        final Map<String, String> out = new LinkedHashMap<>();
+        if (s == null || s.isBlank()) {
+            return out;
+        }
+        for (String kv : s.split(",")) {
+            final int eq = kv.indexOf('=');
+            if (eq <= 0) {
+                throw new dev.goodput.config.ConfigException("environment variable", name, java.util.List.of("'" + kv.trim() + "' is not key=value (write k1=v1,k2=v2)"));
+            }
+            out.put(kv.substring(0, eq).trim(), java.net.URLDecoder.decode(kv.substring(eq + 1).trim(),
+                    java.nio.charset.StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    public Meter meter() {
+        return meter;
+    }
+
+    public String endpoint() {
+        return endpoint;
+    }
+
+    /** Exports what has been recorded now (tests, and a clean stop). */
+    public void flush() {
+        provider.forceFlush().join(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        flush();
+        provider.close();
+    }
+
+    /** The instruments in an OpenTelemetry meter. */
+    static final class OtelRecorder implements ClientMetrics.Recorder {
+        private final Map<ClientMetrics.Instrument, DoubleHistogram> histograms = new EnumMap<>(ClientMetrics.Instrument.class);
+        private final Map<ClientMetrics.Instrument, LongCounter> counters = new EnumMap<>(ClientMetrics.Instrument.class);
+
+        OtelRecorder(Meter meter) {
+            for (ClientMetrics.Instrument i : ClientMetrics.Instrument.values()) {
+                if (i.histogram) {
+                    histograms.put(i, meter.histogramBuilder(i.otelName).setUnit(i.unit).setDescription(i.help)
+                            .setExplicitBucketBoundariesAdvice(java.util.Arrays.stream(i.buckets).boxed().toList()).build());
+                } else {
+                    counters.put(i, meter.counterBuilder(i.otelName).setUnit(i.unit).setDescription(i.help).build());
+                }
+            }
+        }
+
+        private static Attributes attributes(ClientMetrics.Instrument i, String[] values) {
+            final AttributesBuilder b = Attributes.builder();
+            final List<String> names = i.attributes;
+            for (int k = 0; k < names.size(); k++) {
+                final String v = values[k];
+                if (v == null || v.isEmpty()) {
+                    continue; // an attribute that does not apply is left out, not sent empty
+                }
+                if (names.get(k).equals("server.port")) {
+                    b.put(names.get(k), Long.parseLong(v));
+                } else {
+                    b.put(names.get(k), v);
+                }
+            }
+            return b.build();
+        }
+
+        @Override
+        public void observe(ClientMetrics.Instrument i, String[] values, double value) {
+            histograms.get(i).record(value, attributes(i, values));
+        }
+
+        @Override
+        public void add(ClientMetrics.Instrument i, String[] values, long n) {
+            counters.get(i).add(n, attributes(i, values));
+        }
+    }
+}
