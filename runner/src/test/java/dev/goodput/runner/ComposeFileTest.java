@@ -198,4 +198,42 @@ class ComposeFileTest {
         assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
         return p.exitValue();
     }
+
+    /**
+     * The file is valid Compose as the Compose Specification's own JSON schema says, checked by a
+     * real validator (Python's jsonschema, Debian's python3-jsonschema); and the check can fail.
+     */
+    @Test
+    void theFileValidatesAgainstTheComposeSpecificationSchema(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        final Path schema = Path.of("src/test/resources/compose-spec/compose-spec.json");
+        final ObjectMapper json = new ObjectMapper();
+        final Map<String, Object> compose = compose();
+        assertThat(jsonschema(dir, schema, json.writeValueAsString(compose))).as("docker-compose.yml").isEqualTo("valid");
+        final Map<String, Object> broken = compose();
+        ((Map<String, Object>) ((Map<String, Object>) broken.get("services")).get("sink")).put("healthcheck", "curl localhost");
+        assertThat(jsonschema(dir, schema, json.writeValueAsString(broken))).as("a healthcheck that is a string").isNotEqualTo("valid");
+    }
+
+    private static String jsonschema(Path dir, Path schema, String document) throws Exception {
+        final Path doc = Files.writeString(dir.resolve("compose-" + System.nanoTime() + ".json"), document);
+        final String script = "import json,sys\n"
+                + "try:\n import jsonschema\nexcept ImportError:\n print('no jsonschema'); sys.exit(3)\n"
+                + "s=json.load(open(sys.argv[1])); d=json.load(open(sys.argv[2]))\n"
+                // the schema names draft 2019-09 with a trailing '#', which validator_for does not match
+                + "cls=jsonschema.Draft201909Validator\n"
+                + "cls.check_schema(s)\n"
+                + "errors=sorted(cls(s).iter_errors(d), key=str)\n"
+                + "print('valid' if not errors else '; '.join(e.message for e in errors))\n";
+        final Process p = new ProcessBuilder("/usr/bin/python3", "-c", script, schema.toAbsolutePath().toString(), doc.toString())
+                .redirectErrorStream(true).start();
+        final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        if (p.exitValue() == 3) {
+            assertThat(System.getenv("CI")).as("python3-jsonschema is required in CI (apt-get install python3-jsonschema)")
+                    .isNotEqualTo("true");
+            org.junit.jupiter.api.Assumptions.abort("python3-jsonschema is not installed");
+        }
+        assertThat(p.exitValue()).as(out).isZero();
+        return out;
+    }
 }
