@@ -133,7 +133,8 @@ public final class SinkCommand implements Callable<Integer> {
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES.named(config.pricesTopic()),
                     Topics.WINDOW_STATS.named(config.windowStatsTopic()), Topics.COST.named(config.costTopic()),
-                    Topics.DLQ.named(config.dlqTopic())), (short) 1);
+                    Topics.DLQ.named(config.dlqTopic()), Topics.VERDICTS.named(verdictTopic(config.windowStatsTopic()))),
+                    (short) 1);
         }
         publish(client, registry, config.pricesTopic(), prices);
         final Properties p = new Properties();
