@@ -172,7 +172,8 @@ final class DemoCommand implements Callable<Integer> {
             final java.util.Map<String, Double> peaks = dev.goodput.sink.SinkConfig.peaks(List.of(contract));
             final dev.goodput.sink.SinkCommand.Running sink = dev.goodput.sink.SinkCommand.start(props, registry,
                     dev.goodput.sink.SinkConfig.defaults(peaks), prices, "goodput-demo-sink", dataDir.resolve("sink-state"),
-                    "127.0.0.1", metricsPort, java.util.Map.of(contract.id(), contract), null);
+                    "127.0.0.1", metricsPort, java.util.Map.of(contract.id(), contract), null,
+                    dev.goodput.sink.GoodputMetrics.DEFAULT_STALE_AFTER);
             final LiveTable table = new LiveTable(props, registry, Topics.WINDOW_STATS.name(),
                     Topics.COST.name(), out);
             out.printf(Locale.ROOT, "  streams    goodput-demo: %d s windows, %d s grace; a row per closed window below%n",

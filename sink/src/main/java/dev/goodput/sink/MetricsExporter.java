@@ -18,7 +18,7 @@ import io.prometheus.metrics.exporter.httpserver.HTTPServer;
  */
 public final class MetricsExporter implements AutoCloseable {
 
-    private final GoodputMetrics metrics = new GoodputMetrics();
+    private final GoodputMetrics metrics;
     private final HTTPServer server;
     private final ResultsFollower follower;
     private final ClientMetricsFollower clientFollower;
@@ -26,7 +26,8 @@ public final class MetricsExporter implements AutoCloseable {
 
     public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String host, int port) {
-        this(client, schemaRegistry, windowTopic, costTopic, null, java.util.Map.of(), "goodput-sink", host, port, null);
+        this(client, schemaRegistry, windowTopic, costTopic, null, java.util.Map.of(), "goodput-sink", host, port, null,
+                GoodputMetrics.DEFAULT_STALE_AFTER);
     }
 
     /**
@@ -35,7 +36,8 @@ public final class MetricsExporter implements AutoCloseable {
      */
     public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String verdictTopic, java.util.Map<String, dev.goodput.contract.Contract> contracts, String group,
-                           String host, int port, OtlpExport otlp) {
+                           String host, int port, OtlpExport otlp, java.time.Duration staleAfter) {
+        this.metrics = new GoodputMetrics(staleAfter);
         io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(metrics.registry());
         final ClientMetrics perRequest = new ClientMetrics(metrics.registry(), contracts);
         this.otlp = otlp;

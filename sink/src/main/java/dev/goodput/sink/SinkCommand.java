@@ -60,6 +60,10 @@ public final class SinkCommand implements Callable<Integer> {
     @Option(names = "--state-dir", defaultValue = ".goodput/sink-state", description = "Local state folder.")
     Path stateDir;
 
+    @Option(names = "--metrics-stale-after", defaultValue = "5m", description = "A scenario's window gauges leave the"
+            + " metrics endpoint after this long without a final window (default: ${DEFAULT-VALUE}).")
+    String staleAfter;
+
     @Option(names = "--otlp-endpoint", description = "Also push the per-request metrics over OTLP (HTTP/protobuf) to this"
             + " collector base URL, e.g. http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT, if set; headers from"
             + " OTEL_EXPORTER_OTLP_HEADERS, resource attributes from OTEL_RESOURCE_ATTRIBUTES).")
@@ -74,8 +78,10 @@ public final class SinkCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         final List<java.time.Duration> spans;
+        final java.time.Duration stale;
         try {
             spans = rolling.stream().map(r -> dev.goodput.config.Durations.positive(r, "--rolling")).toList();
+            stale = dev.goodput.config.Durations.positive(staleAfter, "--metrics-stale-after");
         } catch (IllegalArgumentException e) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -89,7 +95,7 @@ public final class SinkCommand implements Callable<Integer> {
                 defaults.dlqTopic(), spans,
                 peaks);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded,
-                otlpEndpoint);
+                otlpEndpoint, stale);
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
         final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("sink", client, registry);
         return dev.goodput.failure.Lifecycle.run("sink", running.streams(), running.failures(), "sink " + applicationId
@@ -118,7 +124,8 @@ public final class SinkCommand implements Callable<Integer> {
     /** Publishes the prices, then starts the topology and the metrics endpoint (the demo uses this too). */
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort) {
-        return start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, java.util.Map.of(), null);
+        return start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, java.util.Map.of(), null,
+                GoodputMetrics.DEFAULT_STALE_AFTER);
     }
 
     /**
@@ -127,7 +134,8 @@ public final class SinkCommand implements Callable<Integer> {
      */
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort,
-                                java.util.Map<String, dev.goodput.contract.Contract> contracts, String otlpEndpoint) {
+                                java.util.Map<String, dev.goodput.contract.Contract> contracts, String otlpEndpoint,
+                                java.time.Duration staleAfter) {
         // an OTLP push when the flag or the standard environment asks for one, checked before anything starts
         final OtlpExport otlp = OtlpExport.configured(otlpEndpoint, System.getenv(), "goodput-sink");
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
@@ -154,7 +162,7 @@ public final class SinkCommand implements Callable<Integer> {
         failures.install(streams);
         streams.start();
         final MetricsExporter metrics = new MetricsExporter(client, registry, config.windowStatsTopic(), config.costTopic(),
-                verdictTopic(config.windowStatsTopic()), contracts, applicationId, metricsHost, metricsPort, otlp);
+                verdictTopic(config.windowStatsTopic()), contracts, applicationId, metricsHost, metricsPort, otlp, staleAfter);
         return new Running(streams, failures, metrics);
     }
 
