@@ -271,14 +271,15 @@ public final class SimServer implements AutoCloseable {
                     try {
                         request = JSON.readTree(body);
                     } catch (IOException e) {
-                        respond(400, json("{\"error\":{\"message\":\"body is not JSON\",\"type\":\"invalid_request_error\"}}"));
+                        // the trace first: a client that has its answer can read the trace of it at once
                         finished(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, 400, "bad_request"));
+                        respond(400, json("{\"error\":{\"message\":\"body is not JSON\",\"type\":\"invalid_request_error\"}}"));
                         return;
                     }
                     if (!request.path("stream").asBoolean(false)) {
+                        finished(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, 400, "bad_request"));
                         respond(400, json("{\"error\":{\"message\":\"the simulator serves stream=true only\","
                                 + "\"type\":\"invalid_request_error\"}}"));
-                        finished(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, 400, "bad_request"));
                         return;
                     }
                     engine.submit(this, id, receivedUs, route.endsWith("chat/completions"), request);
