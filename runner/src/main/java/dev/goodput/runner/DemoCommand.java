@@ -173,7 +173,7 @@ final class DemoCommand implements Callable<Integer> {
             final dev.goodput.sink.SinkCommand.Running sink = dev.goodput.sink.SinkCommand.start(props, registry,
                     dev.goodput.sink.SinkConfig.defaults(peaks), prices, "goodput-demo-sink", dataDir.resolve("sink-state"),
                     "127.0.0.1", metricsPort, java.util.Map.of(contract.id(), contract), null,
-                    dev.goodput.sink.GoodputMetrics.DEFAULT_STALE_AFTER);
+                    dev.goodput.sink.GoodputMetrics.DEFAULT_STALE_AFTER, List.of("goodput-demo", "goodput-demo-sink"));
             final LiveTable table = new LiveTable(props, registry, Topics.WINDOW_STATS.name(),
                     Topics.COST.name(), out);
             out.printf(Locale.ROOT, "  streams    goodput-demo: %d s windows, %d s grace; a row per closed window below%n",

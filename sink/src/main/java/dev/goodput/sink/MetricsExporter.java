@@ -23,11 +23,12 @@ public final class MetricsExporter implements AutoCloseable {
     private final ResultsFollower follower;
     private final ClientMetricsFollower clientFollower;
     private final OtlpExport otlp;
+    private final ConsumerLag lag;
 
     public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String host, int port) {
         this(client, schemaRegistry, windowTopic, costTopic, null, java.util.Map.of(), "goodput-sink", host, port, null,
-                GoodputMetrics.DEFAULT_STALE_AFTER);
+                GoodputMetrics.DEFAULT_STALE_AFTER, java.util.List.of());
     }
 
     /**
@@ -36,8 +37,9 @@ public final class MetricsExporter implements AutoCloseable {
      */
     public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String verdictTopic, java.util.Map<String, dev.goodput.contract.Contract> contracts, String group,
-                           String host, int port, OtlpExport otlp, java.time.Duration staleAfter) {
+                           String host, int port, OtlpExport otlp, java.time.Duration staleAfter, java.util.List<String> lagGroups) {
         this.metrics = new GoodputMetrics(staleAfter);
+        this.lag = lagGroups.isEmpty() ? null : new ConsumerLag(client, lagGroups, metrics.registry(), java.time.Duration.ofSeconds(5));
         io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(metrics.registry());
         final ClientMetrics perRequest = new ClientMetrics(metrics.registry(), contracts);
         this.otlp = otlp;
@@ -92,6 +94,9 @@ public final class MetricsExporter implements AutoCloseable {
         }
         if (otlp != null) {
             otlp.close();
+        }
+        if (lag != null) {
+            lag.close();
         }
         follower.close();
         server.close();

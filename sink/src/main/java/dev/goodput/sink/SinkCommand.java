@@ -64,6 +64,10 @@ public final class SinkCommand implements Callable<Integer> {
             + " metrics endpoint after this long without a final window (default: ${DEFAULT-VALUE}).")
     String staleAfter;
 
+    @Option(names = "--lag-group", defaultValue = "goodput-streams", description = "Consumer groups whose lag the metrics"
+            + " endpoint reports (repeatable; the sink's own is always in; default: ${DEFAULT-VALUE}, the streams-app's).")
+    List<String> lagGroups;
+
     @Option(names = "--otlp-endpoint", description = "Also push the per-request metrics over OTLP (HTTP/protobuf) to this"
             + " collector base URL, e.g. http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT, if set; headers from"
             + " OTEL_EXPORTER_OTLP_HEADERS, resource attributes from OTEL_RESOURCE_ATTRIBUTES).")
@@ -95,7 +99,8 @@ public final class SinkCommand implements Callable<Integer> {
                 defaults.dlqTopic(), spans,
                 peaks);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded,
-                otlpEndpoint, stale);
+                otlpEndpoint, stale, java.util.stream.Stream.concat(lagGroups.stream(), java.util.stream.Stream.of(applicationId))
+                        .distinct().toList());
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
         final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("sink", client, registry);
         return dev.goodput.failure.Lifecycle.run("sink", running.streams(), running.failures(), "sink " + applicationId
@@ -125,7 +130,7 @@ public final class SinkCommand implements Callable<Integer> {
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort) {
         return start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, java.util.Map.of(), null,
-                GoodputMetrics.DEFAULT_STALE_AFTER);
+                GoodputMetrics.DEFAULT_STALE_AFTER, List.of(applicationId));
     }
 
     /**
@@ -135,7 +140,7 @@ public final class SinkCommand implements Callable<Integer> {
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort,
                                 java.util.Map<String, dev.goodput.contract.Contract> contracts, String otlpEndpoint,
-                                java.time.Duration staleAfter) {
+                                java.time.Duration staleAfter, List<String> lagGroups) {
         // an OTLP push when the flag or the standard environment asks for one, checked before anything starts
         final OtlpExport otlp = OtlpExport.configured(otlpEndpoint, System.getenv(), "goodput-sink");
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
@@ -162,7 +167,7 @@ public final class SinkCommand implements Callable<Integer> {
         failures.install(streams);
         streams.start();
         final MetricsExporter metrics = new MetricsExporter(client, registry, config.windowStatsTopic(), config.costTopic(),
-                verdictTopic(config.windowStatsTopic()), contracts, applicationId, metricsHost, metricsPort, otlp, staleAfter);
+                verdictTopic(config.windowStatsTopic()), contracts, applicationId, metricsHost, metricsPort, otlp, staleAfter, lagGroups);
         return new Running(streams, failures, metrics);
     }
 

@@ -138,6 +138,8 @@ class SinkPrometheusIT {
                     }
                     assertThat(p99).as("p99 %.3f s, exact %.3f s, bucket (%.2f, %.2f]", p99, exact, lower, upper)
                             .isBetween(lower, upper);
+                    // the sink's own consumer group's lag
+                    assertThat(query(port, "goodput_consumer_group_lag_records{group=\"sink-it\"} >= 0")).isGreaterThanOrEqualTo(0);
                     // and promtool accepts the whole endpoint (JVM metrics included)
                     final HttpResponse<String> scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                             URI.create(sink.metrics().url())).build(), HttpResponse.BodyHandlers.ofString());
