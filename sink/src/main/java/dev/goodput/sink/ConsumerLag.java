@@ -12,7 +12,6 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import io.prometheus.metrics.core.metrics.Gauge;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 /**
  * How far behind the streams-app and the sink are: for each consumer group, the records between its
@@ -29,12 +28,10 @@ final class ConsumerLag implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
 
-    ConsumerLag(Properties client, List<String> groups, PrometheusRegistry registry, Duration every) {
+    ConsumerLag(Properties client, List<String> groups, Gauge lag, Duration every) {
         this.admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client));
         this.groups = List.copyOf(groups);
-        this.lag = Gauge.builder().name("goodput_consumer_group_lag_records")
-                .help("Records between a consumer group's committed offsets and the ends of its partitions (streams-app, sink).")
-                .labelNames("group").register(registry);
+        this.lag = lag;
         this.thread = new Thread(() -> {
             while (running) {
                 for (String g : this.groups) {

@@ -39,6 +39,9 @@ public final class GoodputMetrics {
     private final Gauge errors = Gauge.builder().name("goodput_window_errors")
             .help("Non-OK requests in the latest final window by error class (only classes that occurred in it).")
             .labelNames("goodput_contract", "goodput_scenario", "error_type").register(registry);
+    private final Gauge consumerLag = Gauge.builder().name("goodput_consumer_group_lag_records")
+            .help("Records between a consumer group's committed offsets and the ends of its partitions (streams-app, sink).")
+            .labelNames("group").register(registry);
     private final Gauge windowEnd = gauge("goodput_window_end_timestamp_seconds", "End of the latest final window (event time).");
     private final Gauge costSuccessful = Gauge.builder().name("goodput_cost_per_successful_million_tokens_usd")
             .help("Cost per successful million output tokens (failures, overheads and headroom included).")
@@ -60,6 +63,11 @@ public final class GoodputMetrics {
 
     public GoodputMetrics(Duration staleAfter) {
         this.staleAfter = staleAfter;
+    }
+
+    /** The consumer-lag gauge, set by {@link ConsumerLag}. */
+    Gauge consumerLag() {
+        return consumerLag;
     }
 
     public PrometheusRegistry registry() {

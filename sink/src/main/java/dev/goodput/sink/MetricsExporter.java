@@ -39,7 +39,7 @@ public final class MetricsExporter implements AutoCloseable {
                            String verdictTopic, java.util.Map<String, dev.goodput.contract.Contract> contracts, String group,
                            String host, int port, OtlpExport otlp, java.time.Duration staleAfter, java.util.List<String> lagGroups) {
         this.metrics = new GoodputMetrics(staleAfter);
-        this.lag = lagGroups.isEmpty() ? null : new ConsumerLag(client, lagGroups, metrics.registry(), java.time.Duration.ofSeconds(5));
+        this.lag = lagGroups.isEmpty() ? null : new ConsumerLag(client, lagGroups, metrics.consumerLag(), java.time.Duration.ofSeconds(5));
         io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(metrics.registry());
         final ClientMetrics perRequest = new ClientMetrics(metrics.registry(), contracts);
         this.otlp = otlp;
