@@ -38,12 +38,8 @@ import dev.goodput.streams.StreamsConfig;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -136,10 +132,7 @@ class LongRequestsReplayIT {
     }
 
     private static Map<String, WindowStats> decode(SchemaRegistryClient client, Map<String, byte[]> raw) {
-        final AvroDeserializer<WindowStats> d = new AvroDeserializer<>(client, WindowStats.class);
-        final Map<String, WindowStats> out = new TreeMap<>();
-        raw.forEach((k, v) -> out.put(k, d.deserialize("x", v)));
-        return out;
+        return ResultTopics.decode(client, raw);
     }
 
     /** The final window records of a topic, once they hold {@code requests} requests (or 120 s have passed). */
@@ -166,21 +159,6 @@ class LongRequestsReplayIT {
     }
 
     private static List<ConsumerRecord<String, byte[]>> readRaw(String topic) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        final List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-            c.subscribe(List.of(topic));
-            int idle = 0;
-            while (idle < 4) {
-                final var records = c.poll(Duration.ofMillis(250));
-                idle = records.isEmpty() ? idle + 1 : 0;
-                records.forEach(out::add);
-            }
-        }
-        return out;
+        return ResultTopics.readRaw(KAFKA.kafka().bootstrapServers(), topic);
     }
 }

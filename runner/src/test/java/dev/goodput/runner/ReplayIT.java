@@ -37,12 +37,8 @@ import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsConfig;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -153,10 +149,7 @@ class ReplayIT {
     }
 
     private static Map<String, WindowStats> decode(SchemaRegistryClient client, Map<String, byte[]> raw) {
-        final AvroDeserializer<WindowStats> d = new AvroDeserializer<>(client, WindowStats.class);
-        final Map<String, WindowStats> out = new TreeMap<>();
-        raw.forEach((k, v) -> out.put(k, d.deserialize("x", v)));
-        return out;
+        return ResultTopics.decode(client, raw);
     }
 
     private static Map<String, byte[]> awaitFinals(SchemaRegistryClient client, String topic, int atLeast) throws Exception {
@@ -204,21 +197,6 @@ class ReplayIT {
     }
 
     private static List<ConsumerRecord<String, byte[]>> readRaw(String topic) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "reader-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        final List<ConsumerRecord<String, byte[]>> out = new ArrayList<>();
-        try (KafkaConsumer<String, byte[]> c = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer())) {
-            c.subscribe(List.of(topic));
-            int idle = 0;
-            while (idle < 4) {
-                final var records = c.poll(Duration.ofMillis(250));
-                idle = records.isEmpty() ? idle + 1 : 0;
-                records.forEach(out::add);
-            }
-        }
-        return out;
+        return ResultTopics.readRaw(KAFKA.kafka().bootstrapServers(), topic);
     }
 }

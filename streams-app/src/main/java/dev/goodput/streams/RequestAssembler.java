@@ -171,18 +171,17 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private long tokenLog(long timestampMs) {
-        final long us = clock.token(timestampMs);
-        if (us != clocks[0]) {
-            clocks[0] = us;
-            progress.put(LOG_CLOCKS, clocks);
-        }
-        return us;
+        return kept(0, clock.token(timestampMs));
     }
 
     private long requestLog(long timestampMs) {
-        final long us = clock.request(timestampMs);
-        if (us != clocks[1]) {
-            clocks[1] = us;
+        return kept(1, clock.request(timestampMs));
+    }
+
+    /** Keeps a log clock in the progress store when it moved (restored on restart); returns it. */
+    private long kept(int topic, long us) {
+        if (us != clocks[topic]) {
+            clocks[topic] = us;
             progress.put(LOG_CLOCKS, clocks);
         }
         return us;
