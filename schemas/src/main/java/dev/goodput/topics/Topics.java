@@ -19,7 +19,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 
-/** The pipeline's topics, in one place. Names are the defaults of DESIGN.md. */
+/** The pipeline's topics, in one place. Names are the defaults the README lists. */
 public final class Topics {
 
     /**

@@ -2,7 +2,7 @@ package dev.goodput.sink;
 
 import dev.goodput.avro.GpuPrice;
 
-/** The cost definitions of DESIGN.md, one small pure function each. */
+/** The cost definitions of the README's definitions table, one small pure function each. */
 public final class CostFormulas {
 
     private CostFormulas() {

@@ -7,7 +7,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN.md's worked example and each cost formula on hand-computed values. */
+/** The README's worked example and each cost formula on hand-computed values. */
 class CostFormulasTest {
 
     @Test

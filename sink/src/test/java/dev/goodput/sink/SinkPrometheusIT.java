@@ -45,7 +45,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The worked example of DESIGN.md through the real sink topology on a real broker, then scraped by
+ * The README's worked example through the real sink topology on a real broker, then scraped by
  * a real Prometheus server (Debian's package): the PromQL answers equal the cost topic's values.
  */
 @ExtendWith(KafkaBrokerExtension.class)

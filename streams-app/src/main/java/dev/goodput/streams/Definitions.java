@@ -6,7 +6,7 @@ import java.util.List;
 import dev.goodput.contract.Contract;
 
 /**
- * The metric definitions of DESIGN.md, one small pure function each (all times in microseconds).
+ * The metric definitions of the README's definitions table, one small pure function each (all times in microseconds).
  * The README's definitions table names these functions.
  */
 public final class Definitions {

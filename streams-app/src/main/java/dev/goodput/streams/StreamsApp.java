@@ -96,6 +96,23 @@ public final class StreamsApp {
         }
     }
 
+    /**
+     * True, said in one WARN line, when the properties ask for the streams rebalance protocol
+     * (KIP-1071, {@code group.protocol=streams}): Kafka Streams then makes its main consumer itself
+     * and never asks the client supplier, so token events cannot be coalesced. The app runs
+     * uncoalesced, with the same results, at about half the rate, instead of switching off silently.
+     */
+    static boolean bypassesClientSupplier(Properties props) {
+        final Object protocol = props.get("group.protocol");
+        if (protocol != null && "streams".equalsIgnoreCase(protocol.toString().trim())) {
+            LOG.warn("group.protocol=streams: Kafka Streams makes its consumer without the client supplier, so token events"
+                    + " are not coalesced (same results, about half the rate; bench-streams --no-coalesce-tokens shows the"
+                    + " figure); remove group.protocol (or GOODPUT_KAFKA_GROUP_PROTOCOL) for the coalescing consumer");
+            return true;
+        }
+        return false;
+    }
+
     /** The Streams properties that send one record's processing error to the app's DLQ ({@link DeadLetterHandler}). */
     public static Map<String, String> recordFailureProperties(dev.goodput.streams.StreamsConfig c) {
         return DeadLetterHandler.properties(c.topics().dlq());
@@ -128,7 +145,8 @@ public final class StreamsApp {
         props.putAll(streamsProps);
         recordFailureProperties(c).forEach(props::putIfAbsent);
         final Topology topology = GoodputTopology.build(c, serdes);
-        final KafkaStreams streams = coalesceTokens
+        final boolean coalesce = coalesceTokens && !bypassesClientSupplier(props);
+        final KafkaStreams streams = coalesce
                 ? new KafkaStreams(topology, props, new CoalescingClientSupplier(c.topics().tokens()))
                 : new KafkaStreams(topology, props);
         if (reset) {

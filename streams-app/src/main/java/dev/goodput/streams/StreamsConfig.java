@@ -42,7 +42,7 @@ public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.O
         }
     }
 
-    /** Topic names (defaults from DESIGN.md). */
+    /** Topic names (the defaults the README lists). */
     public record TopicNames(String tokens, String requests, String verdicts, String windowStats, String samples,
                              String dlq) {
         public static TopicNames defaults() {

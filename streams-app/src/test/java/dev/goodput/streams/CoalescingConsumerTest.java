@@ -74,4 +74,14 @@ class CoalescingConsumerTest {
             assertThat(polled.nextOffsets().get(requests).offset()).isEqualTo(10);
         }
     }
+
+    @Test
+    void theStreamsRebalanceProtocolIsSaidToBypassCoalescing() {
+        final java.util.Properties p = new java.util.Properties();
+        org.assertj.core.api.Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isFalse();
+        p.put("group.protocol", "classic");
+        org.assertj.core.api.Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isFalse();
+        p.put("group.protocol", " STREAMS ");
+        org.assertj.core.api.Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isTrue();
+    }
 }

@@ -8,7 +8,7 @@ import java.util.List;
 import dev.goodput.contract.Contract;
 import org.junit.jupiter.api.Test;
 
-/** Each definition of DESIGN.md on hand-computed values. */
+/** Each definition of the README's definitions table on hand-computed values. */
 class DefinitionsTest {
 
     private static final Contract.Objectives SLO = Contract.Objectives.ofMillis(200.0, 50.0, 5000.0);
