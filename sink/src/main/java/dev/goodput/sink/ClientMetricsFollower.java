@@ -8,9 +8,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -22,9 +20,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 final class ClientMetricsFollower implements AutoCloseable {
 
-    private final KafkaConsumer<String, byte[]> consumer;
-    private final Thread thread;
-    private volatile boolean running = true;
+    private final PollLoop loop;
     private final java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
 
     /** Waits until the follower has its partitions and knows where it reads from; false on timeout. */
@@ -40,7 +36,7 @@ final class ClientMetricsFollower implements AutoCloseable {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
-        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        final KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         final var verdicts = new dev.goodput.serde.AvroDeserializer<>(registry, RequestVerdict.class);
         final var windows = new dev.goodput.serde.AvroDeserializer<>(registry, WindowStats.class);
         consumer.subscribe(List.of(verdictTopic, windowTopic), new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
@@ -55,39 +51,17 @@ final class ClientMetricsFollower implements AutoCloseable {
                 ready.countDown();
             }
         });
-        this.thread = new Thread(() -> {
-            try {
-                while (running) {
-                    for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                        try {
-                            if (r.topic().equals(verdictTopic)) {
-                                metrics.onVerdict(verdicts.deserialize(r.topic(), r.value()));
-                            } else {
-                                metrics.onFinalWindow(windows.deserialize(r.topic(), r.value()));
-                            }
-                        } catch (RuntimeException unreadable) {
-                            // skipped, not fatal: a result that cannot be read was refused upstream
-                        }
-                    }
-                }
-            } catch (WakeupException stop) {
-                // closing
-            } finally {
-                consumer.close();
+        this.loop = new PollLoop(consumer, "goodput-client-metrics", r -> {
+            if (r.topic().equals(verdictTopic)) {
+                metrics.onVerdict(verdicts.deserialize(r.topic(), r.value()));
+            } else {
+                metrics.onFinalWindow(windows.deserialize(r.topic(), r.value()));
             }
-        }, "goodput-client-metrics");
-        thread.setDaemon(true);
-        thread.start();
+        }, () -> { }, () -> { });
     }
 
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        loop.close();
     }
 }

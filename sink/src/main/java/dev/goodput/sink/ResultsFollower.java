@@ -1,6 +1,5 @@
 package dev.goodput.sink;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 
@@ -10,9 +9,7 @@ import dev.goodput.config.ReaderProps;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
@@ -38,9 +35,7 @@ public final class ResultsFollower implements AutoCloseable {
         }
     }
 
-    private final KafkaConsumer<String, byte[]> consumer;
-    private final Thread thread;
-    private volatile boolean running = true;
+    private final PollLoop loop;
 
     /**
      * Starts following; {@code name} names the thread and the consumer group prefix, and
@@ -54,49 +49,25 @@ public final class ResultsFollower implements AutoCloseable {
         if (fromNow) {
             p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         }
-        this.consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
+        final KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
         consumer.subscribe(List.of(windowTopic, costTopic));
-        this.thread = new Thread(() -> {
-            try {
-                while (running) {
-                    for (ConsumerRecord<String, byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-                        try {
-                            if (r.topic().equals(windowTopic)) {
-                                final WindowStats w = windows.deserialize(r.topic(), r.value());
-                                if (w != null) {
-                                    listener.onWindow(w);
-                                }
-                            } else {
-                                final CostRecord c = costs.deserialize(r.topic(), r.value());
-                                if (c != null) {
-                                    listener.onCost(c);
-                                }
-                            }
-                        } catch (RuntimeException unreadable) {
-                            // skipped, not fatal: an unreadable result was refused upstream, where the DLQ holds it
-                        }
-                    }
-                    listener.afterPoll();
+        this.loop = new PollLoop(consumer, name, r -> {
+            if (r.topic().equals(windowTopic)) {
+                final WindowStats w = windows.deserialize(r.topic(), r.value());
+                if (w != null) {
+                    listener.onWindow(w);
                 }
-            } catch (WakeupException stop) {
-                // closing
-            } finally {
-                consumer.close();
-                listener.onStop();
+            } else {
+                final CostRecord c = costs.deserialize(r.topic(), r.value());
+                if (c != null) {
+                    listener.onCost(c);
+                }
             }
-        }, name);
-        thread.setDaemon(true);
-        thread.start();
+        }, listener::afterPoll, listener::onStop);
     }
 
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
-        try {
-            thread.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        loop.close();
     }
 }
