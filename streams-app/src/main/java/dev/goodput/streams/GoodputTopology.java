@@ -62,7 +62,7 @@ public final class GoodputTopology {
         b.addStateStore(ObjectStore.builder(RequestAssembler.PARTIALS, WindowAgg.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(RequestAssembler.FINISHED, FinishedRequests.CODEC).withLoggingEnabled(changelog));
         b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));
-        b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONG_CODEC).withLoggingEnabled(changelog));
+        b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONGS_CODEC).withLoggingEnabled(changelog));
 
         // One source for both topics: the assembler tells them apart by the record's topic, and a
         // merge node would cost a hop per token.

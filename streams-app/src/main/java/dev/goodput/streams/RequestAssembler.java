@@ -276,7 +276,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(record, bad.reason(), bad.message());
             return;
         }
-        final long logUs = tokenLog(record.timestamp());
+        final long logUs = currentLogUs; // moved on in process(), as for every record
         RequestState s = refuseToken(record, t.getRequestId(), inflight.get(t.getRequestId()), arrival, logUs);
         if (s == REFUSED) {
             return;
@@ -298,7 +298,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                     + " arrived at " + WindowAgg.instant(arrival) + ", out of order with its neighbours");
             return;
         }
-        s.lastActivityUs = Math.max(s.lastActivityUs, arrival);
         if (!s.addChunk(t.getChunkIndex(), arrival, logUs)) {
             deadLetter(record, "duplicate", "chunk " + t.getChunkIndex() + " of request " + t.getRequestId() + " came twice");
             return;
@@ -319,7 +318,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(currentRecord(), bad.reason(), bad.message());
             return;
         }
-        final long logUs = tokenLog(timestampMs);
+        final long logUs = currentLogUs;
         RequestState s = inflight.get(id);
         if (s == null || clock.late(fast.arrivalUs, logUs)) {
             s = refuseToken(null, id, s, fast.arrivalUs, logUs);
@@ -356,9 +355,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(currentRecord(), "chunks_out_of_order", "chunk " + fast.chunkIndex + " of request " + id
                     + " arrived at " + WindowAgg.instant(arrival) + ", out of order with its neighbours");
             return;
-        }
-        if (arrival > s.lastActivityUs) {
-            s.lastActivityUs = arrival;
         }
         if (!s.addChunk(fast.chunkIndex, arrival, logUs)) {
             deadLetter(currentRecord(), "duplicate", "chunk " + fast.chunkIndex + " of request " + id + " came twice");
@@ -473,7 +469,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             return;
         }
         final long completion = micros(r.getCompletionTimeUs());
-        final long logUs = requestLog(record.timestamp());
+        final long logUs = currentLogUs;
         if (!config.selection().takes(r.getRunId(), completion)) {
             // not part of what this (re)computation selected: neither a result nor an error
             forget(id);
@@ -520,7 +516,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         s.completionUs = completion;
         s.expectedChunks = r.getContentChunks();
         s.requestLogUs = logUs;
-        s.lastActivityUs = Math.max(s.lastActivityUs, completion);
         if (s.complete()) {
             finish(id, s, r);
         } else {

@@ -14,7 +14,6 @@ final class RequestState {
     private boolean[] seen = new boolean[16];
     int seenCount;
     int duplicates;
-    long lastActivityUs;
     /** The request event, in wire format, once it has arrived (null before). */
     byte[] requestBytes;
     long completionUs = Long.MIN_VALUE;
@@ -62,17 +61,6 @@ final class RequestState {
     /** The event time this request holds the watermark at: its earliest chunk, or its completion. */
     long hold() {
         return requestBytes == null ? holdUs : Math.min(holdUs, completionUs);
-    }
-
-    /** Arrival of the latest chunk seen (Long.MIN_VALUE when none). */
-    long lastChunkUs() {
-        long last = Long.MIN_VALUE;
-        for (int i = 0; i < seen.length; i++) {
-            if (seen[i] && arrivals[i] > last) {
-                last = arrivals[i];
-            }
-        }
-        return last;
     }
 
     /**
@@ -134,7 +122,7 @@ final class RequestState {
             final ByteSink out = new ByteSink(64 + s.seenCount * 4);
             Varint.writeString(out, s.contractId);
             Varint.writeString(out, s.scenarioId);
-            Varint.writeLong(out, s.lastActivityUs);
+            Varint.writeLong(out, 0); // was the last activity time: its slot stays, so stored state still reads
             Varint.writeLong(out, s.duplicates);
             Varint.writeLong(out, s.completionUs);
             Varint.writeLong(out, s.expectedChunks);
@@ -163,7 +151,7 @@ final class RequestState {
             final RequestState s = new RequestState();
             s.contractId = Varint.readString(in);
             s.scenarioId = Varint.readString(in);
-            s.lastActivityUs = Varint.readLong(in);
+            Varint.readLong(in);
             s.duplicates = (int) Varint.readLong(in);
             s.completionUs = Varint.readLong(in);
             s.expectedChunks = (int) Varint.readLong(in);

@@ -180,17 +180,4 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
             return v;
         }
     };
-
-    static final ObjectStore.Codec<long[]> LONG_CODEC = new ObjectStore.Codec<>() {
-        @Override
-        public byte[] encode(long[] v) {
-            return java.nio.ByteBuffer.allocate(8).putLong(v[0]).array();
-        }
-
-        @Override
-        public long[] decode(byte[] b) {
-            return new long[] {java.nio.ByteBuffer.wrap(b).getLong()};
-        }
-    };
-
 }
