@@ -1,5 +1,6 @@
 package dev.goodput.report;
 
+import dev.goodput.records.LatencySummaries;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +20,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -164,7 +165,7 @@ public final class Bundle {
             "max_us", "mean_us");
 
     static List<Object> percentiles(Histogram h) {
-        final LatencySummary s = dev.goodput.streams.Histograms.summary(h);
+        final LatencySummary s = LatencySummaries.of(h);
         return percentiles(s);
     }
 
@@ -330,7 +331,7 @@ public final class Bundle {
         m.put("errors_by_class", s.errorsByClass());
         m.put("slo_pass", s.sloPass());
         m.put("quality_pass", s.qualityPass());
-        m.put("quality_fraction", dev.goodput.streams.Definitions.goodFraction(s.qualityPass(), s.ok()));
+        m.put("quality_fraction", dev.goodput.metrics.Definitions.goodFraction(s.qualityPass(), s.ok()));
         m.put("good", s.good());
         m.put("good_fraction", s.goodFraction());
         m.put("goodput_rps", s.goodputRps());

@@ -16,7 +16,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
-import dev.goodput.streams.Histograms;
+import dev.goodput.metrics.Histograms;
 import dev.goodput.topics.Topics;
 import org.HdrHistogram.Histogram;
 

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.contract.Contract;
-import dev.goodput.streams.Definitions;
+import dev.goodput.metrics.Definitions;
 
 /**
  * The per-request definitions of Goodput and of two tools users already trust, as pure functions,

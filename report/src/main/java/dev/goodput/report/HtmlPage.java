@@ -1,5 +1,6 @@
 package dev.goodput.report;
 
+import dev.goodput.records.LatencySummaries;
 import static dev.goodput.report.Fmt.html;
 import static dev.goodput.report.Fmt.ms;
 import static dev.goodput.report.Fmt.num;
@@ -21,7 +22,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.streams.Histograms;
+import dev.goodput.metrics.Histograms;
 
 /**
  * The report's page: one self-contained HTML file (no network, no external script). Tables are
@@ -134,7 +135,7 @@ final class HtmlPage {
         all.add(r.total());
         for (ScenarioSummary s : all) {
             for (String m : ScenarioSummary.METRICS) {
-                final LatencySummary p = Histograms.summary(s.latency().get(m));
+                final LatencySummary p = LatencySummaries.of(s.latency().get(m));
                 h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\" data-metric=\"").append(m).append("\"><td>")
                         .append(html(s.scenarioId())).append("</td><td>").append(m.toUpperCase(java.util.Locale.ROOT)).append("</td>");
                 cell(h, "count", p.getCount());
@@ -207,7 +208,7 @@ final class HtmlPage {
             h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\"><td>").append(html(s.scenarioId())).append("</td>");
             cell(h, "ok", s.ok());
             cell(h, "quality_pass", s.qualityPass());
-            cell(h, "quality_fraction", pct(dev.goodput.streams.Definitions.goodFraction(s.qualityPass(), s.ok())));
+            cell(h, "quality_fraction", pct(dev.goodput.metrics.Definitions.goodFraction(s.qualityPass(), s.ok())));
             h.append("</tr>\n");
         }
         h.append("</tbody></table>\n");

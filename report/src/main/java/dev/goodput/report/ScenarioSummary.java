@@ -1,5 +1,6 @@
 package dev.goodput.report;
 
+import dev.goodput.records.LatencySummaries;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -13,9 +14,9 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.sink.CostFormulas;
-import dev.goodput.streams.Definitions;
-import dev.goodput.streams.Histograms;
+import dev.goodput.metrics.CostFormulas;
+import dev.goodput.metrics.Definitions;
+import dev.goodput.metrics.Histograms;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -93,16 +94,14 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
             merge(latency.get("tpot"), w.getTpot());
             merge(latency.get("e2e"), w.getE2e());
         }
-        double costSeconds = 0;
-        double cost = 0;
-        for (CostRecord c : costs) {
-            if (c.getPriced() && c.getHourlyCostUsd() != null) {
-                costSeconds += c.getWindowSeconds();
-                cost += c.getHourlyCostUsd() * c.getWindowSeconds();
-            }
-        }
-        final Double hourly = costSeconds > 0 ? cost / costSeconds : null;
-        final double perM = hourly == null ? Double.NaN : CostFormulas.costPerSuccessfulMillion(hourly, 0, seconds, tokGood);
+        // the sink's per-window cost records already carry the headroom in their hourly cost
+        final CostFormulas.Span priced = CostFormulas.span(costs.stream().filter(c -> c.getPriced() && c.getHourlyCostUsd() != null)
+                .map(c -> new CostFormulas.Segment(c.getWindowSeconds(), c.getHourlyCostUsd(), 0,
+                        c.getUsdPerGpuHour() == null ? 0 : c.getUsdPerGpuHour(), c.getOutputTokensOk(), c.getOutputTokensGood()))
+                .toList(), costs.isEmpty() ? 1 : costs.get(0).getGpuCount());
+        final Double hourly = priced.seconds() > 0 ? CostFormulas.hourlyRate(priced.costUsd(), priced.seconds()) : null;
+        final double perM = hourly == null ? Double.NaN
+                : CostFormulas.costPerSuccessfulMillion(priced.costUsd(), priced.outputTokensGood());
         final Histogram e2e = latency.get("e2e");
         final double okPerS = Definitions.perSecond(ok, seconds);
         final double inFlight = e2e.getTotalCount() == 0 ? 0 : okPerS * e2e.getMean() / 1e6;
@@ -138,10 +137,7 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
 
     private static void merge(Histogram into, LatencySummary s) {
         if (s.getCount() > 0) {
-            final java.nio.ByteBuffer b = s.getHistogram().duplicate();
-            final byte[] bytes = new byte[b.remaining()];
-            b.get(bytes);
-            into.add(Histograms.decode(bytes));
+            into.add(LatencySummaries.histogram(s));
         }
     }
 

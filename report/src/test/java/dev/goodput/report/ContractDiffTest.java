@@ -7,7 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import org.junit.jupiter.api.Test;
 
 class ContractDiffTest {

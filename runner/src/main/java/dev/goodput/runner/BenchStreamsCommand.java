@@ -3,7 +3,7 @@ package dev.goodput.runner;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 

@@ -1,7 +1,7 @@
 package dev.goodput.runner;
 
 import dev.goodput.config.Preflight;
-import dev.goodput.contract.ContractException;
+import dev.goodput.contract.load.ContractException;
 import dev.goodput.producer.cli.BenchProducerCommand;
 import dev.goodput.producer.cli.ProduceCommand;
 import dev.goodput.producer.cli.SimulateCommand;

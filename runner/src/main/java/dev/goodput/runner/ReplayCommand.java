@@ -16,13 +16,13 @@ import java.util.concurrent.TimeUnit;
 
 import dev.goodput.config.Durations;
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.sink.PricesFile;
 import dev.goodput.sink.SinkCommand;
 import dev.goodput.sink.SinkConfig;
-import dev.goodput.streams.SloFlags;
+import dev.goodput.metrics.SloFlags;
 import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsConfig;
 import org.apache.kafka.clients.CommonClientConfigs;

@@ -18,7 +18,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.kafka.KafkaBrokerExtension;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;

@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.kafka.KafkaBrokerExtension;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.sim.SimConfig;

@@ -17,7 +17,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.kafka.KafkaBrokerExtension;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;

@@ -24,7 +24,7 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.report.Fmt;
 import dev.goodput.report.TopicSnapshot;
 import dev.goodput.serde.AvroDeserializer;
-import dev.goodput.streams.Histograms;
+import dev.goodput.metrics.Histograms;
 import dev.goodput.topics.Topics;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Assumptions;

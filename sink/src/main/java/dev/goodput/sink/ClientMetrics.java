@@ -162,16 +162,7 @@ public final class ClientMetrics {
         }
         final String[] a = attributes(w.getContractId(), w.getScenarioId(), null, null);
         if (w.getItl().getCount() > 0) {
-            final java.nio.ByteBuffer b = w.getItl().getHistogram().duplicate();
-            final byte[] bytes = new byte[b.remaining()];
-            b.get(bytes);
-            final org.HdrHistogram.Histogram h;
-            try {
-                h = org.HdrHistogram.Histogram.decodeFromCompressedByteBuffer(java.nio.ByteBuffer.wrap(bytes), 0);
-            } catch (java.util.zip.DataFormatException e) {
-                throw new IllegalArgumentException("window " + w.getScenarioId() + " " + w.getWindowStartUs()
-                        + ": ITL is not a compressed HdrHistogram", e);
-            }
+            final org.HdrHistogram.Histogram h = dev.goodput.records.LatencySummaries.histogram(w.getItl());
             for (HistogramIterationValue v : h.recordedValues()) {
                 final double s = v.getValueIteratedTo() / 1e6;
                 for (long i = 0; i < v.getCountAtValueIteratedTo(); i++) {

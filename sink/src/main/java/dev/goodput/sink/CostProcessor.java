@@ -15,6 +15,7 @@ import java.util.TreeMap;
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.metrics.CostFormulas;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -102,38 +103,27 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
     private void emit(WindowStats w, List<Summary> in, String span, String unpriced) {
         final Summary last = in.get(in.size() - 1);
         final long start = in.get(0).startUs;
-        double seconds = 0;
-        double cost = 0;
-        double gpuCost = 0;
-        long tokensOk = 0;
-        long tokensGood = 0;
-        long requests = 0;
-        long good = 0;
-        for (Summary x : in) {
-            seconds += x.seconds;
-            cost += x.hourlyCost * (1 + x.headroom) * x.seconds / 3600;
-            gpuCost += x.usdPerGpuHour * w.getGpuCount() * x.seconds / 3600;
-            tokensOk += x.tokensOk;
-            tokensGood += x.tokensGood;
-            requests += x.requests;
-            good += x.good;
-        }
-        final double achieved = seconds <= 0 ? 0 : tokensOk / seconds;
+        final CostFormulas.Span sum = CostFormulas.span(in.stream().map(Summary::segment).toList(), w.getGpuCount());
+        final double seconds = sum.seconds();
+        final double achieved = CostFormulas.achievedTokensPerS(sum.outputTokensOk(), seconds);
+        final long requests = in.stream().mapToLong(x -> x.requests).sum();
+        final long good = in.stream().mapToLong(x -> x.good).sum();
         final boolean priced = unpriced == null;
         final CostRecord.Builder b = CostRecord.newBuilder().setContractId(w.getContractId()).setScenarioId(w.getScenarioId())
                 .setSpan(span).setWindowStartUs(instant(start)).setWindowEndUs(instant(last.endUs))
                 .setPriceKey(w.getPriceKey()).setPriced(priced).setUnpricedReason(unpriced).setGpuCount(w.getGpuCount())
-                .setWindowSeconds(seconds).setRequestsTotal(requests).setGoodRequests(good).setOutputTokensOk(tokensOk)
-                .setOutputTokensGood(tokensGood).setAchievedTokensPerS(achieved);
+                .setWindowSeconds(seconds).setRequestsTotal(requests).setGoodRequests(good).setOutputTokensOk(sum.outputTokensOk())
+                .setOutputTokensGood(sum.outputTokensGood()).setAchievedTokensPerS(achieved);
         if (priced) {
-            final double perGpuHour = seconds <= 0 ? last.usdPerGpuHour : gpuCost / w.getGpuCount() / (seconds / 3600);
+            final double perGpuHour = seconds <= 0 ? last.usdPerGpuHour
+                    : CostFormulas.perGpuHour(sum.gpuCostUsd(), w.getGpuCount(), seconds);
             final double compute = CostFormulas.computeCostPerMillion(perGpuHour, w.getGpuCount(), achieved);
-            final double successful = tokensGood <= 0 ? Double.NaN : cost / tokensGood * 1e6;
+            final double successful = CostFormulas.costPerSuccessfulMillion(sum.costUsd(), sum.outputTokensGood());
             final double utilization = CostFormulas.utilization(achieved, config.peakTokensPerS().get(w.getContractId()));
             b.setUsdPerGpuHour(last.usdPerGpuHour).setPriceEffectiveFromUs(instant(last.priceEffectiveUs))
                     .setPriceSource(last.priceSource).setComputeCostPerMUsd(Double.isNaN(compute) ? null : compute)
                     .setCostPerSuccessfulMUsd(Double.isNaN(successful) ? null : successful)
-                    .setHourlyCostUsd(seconds <= 0 ? null : cost / (seconds / 3600))
+                    .setHourlyCostUsd(seconds <= 0 ? null : CostFormulas.hourlyRate(sum.costUsd(), seconds))
                     .setUtilization(Double.isNaN(utilization) ? null : utilization);
         }
         context.forward(new Record<>(w.getContractId() + "|" + w.getScenarioId() + "|" + span, b.build(),
@@ -209,6 +199,10 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
         long priceEffectiveUs;
         String priceSource;
 
+        CostFormulas.Segment segment() {
+            return new CostFormulas.Segment(seconds, hourlyCost, headroom, usdPerGpuHour, tokensOk, tokensGood);
+        }
+
         static Summary of(WindowStats w, GpuPrice p) {
             final Summary s = new Summary();
             s.startUs = micros(w.getWindowStartUs());
@@ -221,7 +215,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
             s.priced = p != null;
             if (p != null) {
                 s.usdPerGpuHour = p.getUsdPerGpuHour();
-                s.hourlyCost = CostFormulas.hourlyCost(p, w.getGpuCount());
+                s.hourlyCost = CostFormulas.hourlyCost(PricesFile.rates(p), w.getGpuCount());
                 s.headroom = p.getWarmHeadroomFraction();
                 s.priceEffectiveUs = micros(p.getEffectiveFromUs());
                 s.priceSource = p.getSource();

@@ -11,6 +11,7 @@ import java.util.Map;
 
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.config.ConfigException;
+import dev.goodput.metrics.CostFormulas;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
@@ -21,6 +22,13 @@ public final class PricesFile {
     }
 
     private static final String KIND = "price file";
+
+    /** The rates of a price record, as the cost formulas take them. */
+    public static CostFormulas.Rates rates(GpuPrice p) {
+        return new CostFormulas.Rates(p.getUsdPerGpuHour(), p.getCpuUsdPerHour(), p.getStorageUsdPerHour(),
+                p.getNetworkUsdPerHour(), p.getObservabilityUsdPerHour(), p.getSupportUsdPerHour(),
+                p.getColdStartGpuHoursPerHour());
+    }
 
     public static List<GpuPrice> load(Path file) {
         final Object tree = dev.goodput.config.Yamls.load(file, KIND);

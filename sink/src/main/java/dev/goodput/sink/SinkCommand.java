@@ -8,7 +8,7 @@ import java.util.concurrent.Callable;
 
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.serde.AvroSerializer;

@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import dev.goodput.metrics.Histograms;
 import java.time.Instant;
 import java.util.Collection;
 

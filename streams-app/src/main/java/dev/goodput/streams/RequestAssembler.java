@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import dev.goodput.metrics.Definitions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -7,7 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
-import dev.goodput.contract.ContractException;
+import dev.goodput.contract.load.ContractException;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.serde.AvroSerdes;

@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import dev.goodput.metrics.SloFlags;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,7 +11,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.failure.Lifecycle;
 import dev.goodput.registry.SchemaRegistryClient;

@@ -1,5 +1,8 @@
 package dev.goodput.streams;
 
+import dev.goodput.records.LatencySummaries;
+import dev.goodput.metrics.Histograms;
+import dev.goodput.metrics.Definitions;
 import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.TreeMap;
@@ -150,9 +153,9 @@ final class WindowAgg {
                 .setOutputTokensPerS(Definitions.perSecond(outputTokensOk, seconds))
                 .setTokensPerGpuSecond(Definitions.tokensPerGpuSecond(outputTokensOk, seconds, c.hardware().gpuCount()))
                 .setLateEvents(lateEvents).setRefusedEvents(new java.util.HashMap<>(refused))
-                .setTtft(Histograms.summary(ttft)).setTtfat(Histograms.summary(ttfat)).setItl(Histograms.summary(itl))
-                .setTpot(Histograms.summary(tpot)).setE2e(Histograms.summary(e2e))
-                .setDispatchLateness(Histograms.summary(lateness))
+                .setTtft(LatencySummaries.of(ttft)).setTtfat(LatencySummaries.of(ttfat)).setItl(LatencySummaries.of(itl))
+                .setTpot(LatencySummaries.of(tpot)).setE2e(LatencySummaries.of(e2e))
+                .setDispatchLateness(LatencySummaries.of(lateness))
                 .setTpotTokenWeightedMeanUs(sumTokensMinusOne == 0 ? 0
                         : Definitions.tpotTokenWeighted(sumDecodeUs, sumTokensMinusOne))
                 .build();

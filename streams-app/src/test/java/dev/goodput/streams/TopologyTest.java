@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import dev.goodput.metrics.Histograms;
 import static dev.goodput.streams.Fixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -280,7 +281,7 @@ class TopologyTest {
 
     @Test
     void eventsMixingContractsAreRefused() {
-        final Contract other = dev.goodput.contract.ContractLoader.parse("other",
+        final Contract other = dev.goodput.contract.load.ContractLoader.parse("other",
                 Fixture.CONTRACT.canonicalJson().replace("\"bf16\"", "\"fp16\""));
         try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT,
                 other.id(), other)))) {

@@ -1,5 +1,7 @@
 package dev.goodput.streams;
 
+import dev.goodput.metrics.Histograms;
+import dev.goodput.metrics.Definitions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.client.RunIdentity;

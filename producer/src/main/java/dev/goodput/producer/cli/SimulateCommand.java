@@ -5,7 +5,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 import dev.goodput.contract.Contract;
-import dev.goodput.contract.ContractLoader;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;

@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.metrics;
 
 import java.util.List;
 import java.util.Locale;

@@ -1,9 +1,8 @@
-package dev.goodput.streams;
+package dev.goodput.metrics;
 
 import java.nio.ByteBuffer;
 import java.util.zip.DataFormatException;
 
-import dev.goodput.avro.LatencySummary;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -62,14 +61,14 @@ public final class Histograms {
      * (zero runs collapsed, so a sparse histogram is a few hundred bytes) without the deflate pass,
      * which costs more than everything else a window update does.
      */
-    static byte[] encodeCompact(Histogram h) {
+    public static byte[] encodeCompact(Histogram h) {
         final ByteBuffer b = scratch(h.getNeededByteBufferCapacity());
         final int n = h.encodeIntoByteBuffer(b);
         return java.util.Arrays.copyOf(b.array(), n);
     }
 
     /** Reads {@link #encodeCompact}; the histogram grows if later values need it. */
-    static Histogram decodeCompact(byte[] bytes) {
+    public static Histogram decodeCompact(byte[] bytes) {
         final Histogram h = Histogram.decodeFromByteBuffer(ByteBuffer.wrap(bytes), 0);
         h.setAutoResize(true);
         return h;
@@ -95,23 +94,24 @@ public final class Histograms {
         }
     }
 
+    /** A histogram's count, percentiles, max and mean, in its unit (microseconds). */
+    public record Percentiles(long count, long p50, long p90, long p95, long p99, long p999, long max, double mean) {
+    }
+
     /**
      * Percentiles as HdrHistogram defines them: the value at percentile p is the smallest recorded
      * value v (at the histogram's precision) such that at least p% of samples are <= v, reported as
      * the highest value equivalent to v's bucket. Empty histograms give zeros.
      */
-    public static LatencySummary summary(Histogram h) {
+    public static Percentiles percentiles(Histogram h) {
         final boolean empty = h.getTotalCount() == 0;
-        return LatencySummary.newBuilder()
-                .setCount(h.getTotalCount())
-                .setP50Us(empty ? 0 : h.getValueAtPercentile(50))
-                .setP90Us(empty ? 0 : h.getValueAtPercentile(90))
-                .setP95Us(empty ? 0 : h.getValueAtPercentile(95))
-                .setP99Us(empty ? 0 : h.getValueAtPercentile(99))
-                .setP999Us(empty ? 0 : h.getValueAtPercentile(99.9))
-                .setMaxUs(empty ? 0 : h.getMaxValue())
-                .setMeanUs(empty ? 0 : h.getMean())
-                .setHistogram(ByteBuffer.wrap(encode(h)))
-                .build();
+        return new Percentiles(h.getTotalCount(),
+                empty ? 0 : h.getValueAtPercentile(50),
+                empty ? 0 : h.getValueAtPercentile(90),
+                empty ? 0 : h.getValueAtPercentile(95),
+                empty ? 0 : h.getValueAtPercentile(99),
+                empty ? 0 : h.getValueAtPercentile(99.9),
+                empty ? 0 : h.getMaxValue(),
+                empty ? 0 : h.getMean());
     }
 }

@@ -1,13 +1,15 @@
-package dev.goodput.contract;
+package dev.goodput.contract.load;
 
-import static dev.goodput.contract.Rule.bool;
-import static dev.goodput.contract.Rule.integer;
-import static dev.goodput.contract.Rule.matching;
-import static dev.goodput.contract.Rule.number;
-import static dev.goodput.contract.Rule.object;
-import static dev.goodput.contract.Rule.oneOf;
-import static dev.goodput.contract.Rule.optional;
-import static dev.goodput.contract.Rule.string;
+import dev.goodput.contract.Contract;
+
+import static dev.goodput.contract.load.Rule.bool;
+import static dev.goodput.contract.load.Rule.integer;
+import static dev.goodput.contract.load.Rule.matching;
+import static dev.goodput.contract.load.Rule.number;
+import static dev.goodput.contract.load.Rule.object;
+import static dev.goodput.contract.load.Rule.oneOf;
+import static dev.goodput.contract.load.Rule.optional;
+import static dev.goodput.contract.load.Rule.string;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,6 @@
-package dev.goodput.contract;
+package dev.goodput.contract.load;
+
+import dev.goodput.contract.Contract;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.metrics;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.goodput.contract;
+package dev.goodput.contract.load;
 
 import java.util.List;
 
