@@ -25,6 +25,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A real single-node Kafka broker in KRaft mode (broker and controller in one process), started
@@ -278,7 +279,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         RuntimeException last = null;
         while (System.nanoTime() < deadline) {
             try (Admin admin = admin()) {
-                admin.describeCluster().nodes().get(READY_TIMEOUT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                admin.describeCluster().nodes().get(READY_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
                 return;
             } catch (Exception e) {
                 last = new IllegalStateException("broker at " + bootstrapServers() + " did not answer", e);

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 
 class FreePortsTest {
 
@@ -13,7 +15,7 @@ class FreePortsTest {
         final int[] ports = EmbeddedKafka.freePorts(200);
         assertThat(Arrays.stream(ports).distinct().count()).isEqualTo(200);
         for (int p : ports) {
-            try (java.net.ServerSocket s = new java.net.ServerSocket(p, 1, java.net.InetAddress.getLoopbackAddress())) {
+            try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress())) {
                 assertThat(s.getLocalPort()).isEqualTo(p);
             }
         }

@@ -3,6 +3,7 @@ package dev.goodput.contract;
 import java.math.BigDecimal;
 import java.util.Map;
 import java.util.Optional;
+import java.math.RoundingMode;
 
 /**
  * The frozen benchmark contract: the fourteen fields that must be equal for two results to be
@@ -57,7 +58,7 @@ public record Contract(
         private static Optional<Long> us(Double ms) {
             return ms == null ? Optional.empty()
                     : Optional.of(new BigDecimal(Double.toString(ms)).movePointRight(3)
-                            .setScale(0, java.math.RoundingMode.HALF_UP).longValueExact());
+                            .setScale(0, RoundingMode.HALF_UP).longValueExact());
         }
     }
 }

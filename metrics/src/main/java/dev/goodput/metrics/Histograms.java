@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.zip.DataFormatException;
 
 import org.HdrHistogram.Histogram;
+import java.util.Arrays;
 
 /**
  * HdrHistogram units, ranges and encodings. Every latency is recorded in microseconds with 3
@@ -53,7 +54,7 @@ public final class Histograms {
     public static byte[] encode(Histogram h) {
         final ByteBuffer b = scratch(h.getNeededByteBufferCapacity());
         final int n = h.encodeIntoCompressedByteBuffer(b);
-        return java.util.Arrays.copyOf(b.array(), n);
+        return Arrays.copyOf(b.array(), n);
     }
 
     /**
@@ -64,7 +65,7 @@ public final class Histograms {
     public static byte[] encodeCompact(Histogram h) {
         final ByteBuffer b = scratch(h.getNeededByteBufferCapacity());
         final int n = h.encodeIntoByteBuffer(b);
-        return java.util.Arrays.copyOf(b.array(), n);
+        return Arrays.copyOf(b.array(), n);
     }
 
     /** Reads {@link #encodeCompact}; the histogram grows if later values need it. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import org.junit.jupiter.api.Test;
+import java.util.List;
 
 /** The README's worked example and each cost formula on hand-computed values. */
 class CostFormulasTest {
@@ -33,7 +34,7 @@ class CostFormulasTest {
     @Test
     void aSpanSumsItsSegmentsEachAtItsOwnPrice() {
         // 10 s at $10/h with 20% headroom, then 20 s at $13/h with none; 2 GPUs at $4 then $5
-        final CostFormulas.Span span = CostFormulas.span(java.util.List.of(
+        final CostFormulas.Span span = CostFormulas.span(List.of(
                 new CostFormulas.Segment(10, 10, 0.2, 4, 1_000, 800),
                 new CostFormulas.Segment(20, 13, 0, 5, 3_000, 2_200)), 2);
         assertThat(span.seconds()).isEqualTo(30);
@@ -47,7 +48,7 @@ class CostFormulasTest {
         assertThat(CostFormulas.perGpuHour(span.gpuCostUsd(), 2, span.seconds())).isCloseTo(140.0 / 30, within(1e-12));
         assertThat(CostFormulas.hourlyRate(span.costUsd(), span.seconds())).isCloseTo(span.costUsd() * 120, within(1e-9));
         // one segment is the single-window formula
-        assertThat(CostFormulas.span(java.util.List.of(new CostFormulas.Segment(10, 6.5, 0, 6.5, 7_700, 6_545)), 1).costUsd()
+        assertThat(CostFormulas.span(List.of(new CostFormulas.Segment(10, 6.5, 0, 6.5, 7_700, 6_545)), 1).costUsd()
                 / 6_545 * 1e6).isCloseTo(CostFormulas.costPerSuccessfulMillion(6.5, 0, 10, 6_545), within(1e-12));
     }
 

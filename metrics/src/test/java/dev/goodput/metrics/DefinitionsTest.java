@@ -7,6 +7,7 @@ import java.util.List;
 
 import dev.goodput.contract.Contract;
 import org.junit.jupiter.api.Test;
+import org.HdrHistogram.Histogram;
 
 /** Each definition of the README's definitions table on hand-computed values. */
 class DefinitionsTest {
@@ -84,12 +85,12 @@ class DefinitionsTest {
 
     @Test
     void histogramEncodingRoundTripsExactly() {
-        final org.HdrHistogram.Histogram h = Histograms.token();
+        final Histogram h = Histograms.token();
         for (long v = 1; v <= 100_000; v += 37) {
             Histograms.record(h, v);
         }
         Histograms.record(h, Long.MAX_VALUE);
-        final org.HdrHistogram.Histogram back = Histograms.decode(Histograms.encode(h));
+        final Histogram back = Histograms.decode(Histograms.encode(h));
         assertThat(back).isEqualTo(h);
         assertThat(back.getMaxValue()).isEqualTo(h.highestEquivalentValue(Histograms.MAX_TOKEN_LATENCY_US));
     }

@@ -1,6 +1,8 @@
 package dev.goodput.producer;
 
 import java.time.Instant;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * Microseconds since the epoch from the monotonic clock, anchored once to wall time. Wall time can
@@ -36,7 +38,7 @@ public final class MicroClock {
      *
      * @return {monotonic nanos, wall-clock micros since the epoch} at the same instant
      */
-    static long[] anchor(java.util.function.LongSupplier nanoTime, java.util.function.Supplier<Instant> wall, int samples) {
+    static long[] anchor(LongSupplier nanoTime, Supplier<Instant> wall, int samples) {
         long best = Long.MAX_VALUE;
         long nanos = 0;
         long micros = 0;

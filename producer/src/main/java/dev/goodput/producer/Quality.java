@@ -6,6 +6,7 @@ import java.util.regex.PatternSyntaxException;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import java.io.IOException;
 
 /**
  * The contract's quality metrics, scored per request from the answer text and the corpus's expected
@@ -61,7 +62,7 @@ public final class Quality {
                 p.skipChildren();
             }
             return true;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return false;
         }
     }

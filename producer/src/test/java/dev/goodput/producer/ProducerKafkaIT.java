@@ -43,6 +43,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import dev.goodput.topics.Control;
+import dev.goodput.topics.DeadLetters;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** The generator through a real broker: exactly the events it says it published, also across a broker restart. */
 class ProducerKafkaIT {
@@ -82,23 +87,23 @@ class ProducerKafkaIT {
     private static long[] controls(String topic, String runId) {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
-        final java.util.Set<Integer> marked = new java.util.HashSet<>();
+        final Set<Integer> marked = new HashSet<>();
         long ticks = 0;
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-            final List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(topic).stream()
-                    .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            final List<TopicPartition> parts = c.partitionsFor(topic).stream()
+                    .map(i -> new TopicPartition(topic, i.partition())).toList();
             c.assign(parts);
             c.seekToBeginning(parts);
-            final Map<org.apache.kafka.common.TopicPartition, Long> ends = c.endOffsets(parts);
+            final Map<TopicPartition, Long> ends = c.endOffsets(parts);
             final long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (System.nanoTime() < deadline && parts.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    final String kind = dev.goodput.topics.Control.kind(r.headers());
-                    if (dev.goodput.topics.Control.TICK.equals(kind)) {
+                    final String kind = Control.kind(r.headers());
+                    if (Control.TICK.equals(kind)) {
                         ticks++;
-                    } else if (dev.goodput.topics.Control.END_OF_RUN.equals(kind) && runId.equals(
-                            dev.goodput.topics.DeadLetters.header(r.headers(), dev.goodput.topics.Control.RUN_ID))) {
+                    } else if (Control.END_OF_RUN.equals(kind) && runId.equals(
+                            DeadLetters.header(r.headers(), Control.RUN_ID))) {
                         marked.add(r.partition());
                     }
                 }
@@ -205,10 +210,10 @@ class ProducerKafkaIT {
                 final var records = c.poll(Duration.ofMillis(300));
                 idle = records.isEmpty() ? idle + 1 : 0;
                 for (ConsumerRecord<String, T> r : records) {
-                    if (dev.goodput.topics.Control.is(r.headers())) {
+                    if (Control.is(r.headers())) {
                         continue; // a generator's tick or end-of-run marker
                     }
-                    if (runId.equals(((org.apache.avro.generic.GenericRecord) r.value()).get("run_id"))) {
+                    if (runId.equals(((GenericRecord) r.value()).get("run_id"))) {
                         out.add(r.value());
                     }
                 }

@@ -27,6 +27,7 @@ import dev.goodput.producer.sim.SimTrace;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import java.time.Instant;
 
 /** One request at a time over real HTTP, against the simulator and scripted servers: every ending, every counting rule. */
 class RequestExecutionHttpTest {
@@ -59,7 +60,7 @@ class RequestExecutionHttpTest {
         throw new AssertionError("no trace for " + id);
     }
 
-    private static long us(java.time.Instant i) {
+    private static long us(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 

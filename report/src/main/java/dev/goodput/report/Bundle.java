@@ -22,6 +22,8 @@ import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.load.ContractLoader;
 import org.HdrHistogram.Histogram;
+import dev.goodput.metrics.Definitions;
+import java.util.Arrays;
 
 /**
  * Writes a report as one folder a team can publish: the page ({@code index.html}), the contract,
@@ -241,7 +243,7 @@ public final class Bundle {
                 "good_requests", "output_tokens_ok", "output_tokens_good", "achieved_tokens_per_s", "compute_cost_per_m_usd",
                 "cost_per_successful_m_usd", "hourly_cost_usd", "utilization"));
         for (CostRecord c : costs) {
-            csv.row(java.util.Arrays.asList(c.getScenarioId(), RunRecords.micros(c.getWindowStartUs()), RunRecords.micros(c.getWindowEndUs()),
+            csv.row(Arrays.asList(c.getScenarioId(), RunRecords.micros(c.getWindowStartUs()), RunRecords.micros(c.getWindowEndUs()),
                     c.getPriceKey(), c.getPriced(), c.getUnpricedReason(), c.getUsdPerGpuHour(),
                     c.getPriceEffectiveFromUs() == null ? null : RunRecords.micros(c.getPriceEffectiveFromUs()), c.getPriceSource(),
                     c.getGpuCount(), c.getWindowSeconds(), c.getRequestsTotal(), c.getGoodRequests(), c.getOutputTokensOk(),
@@ -257,7 +259,7 @@ public final class Bundle {
                 "token_events", "lateness_p50_us", "lateness_p99_us", "lateness_max_us", "lateness_bound_us",
                 "generator_saturated", "generator_cpu_s", "wall_s"));
         for (RunSummary s : runs) {
-            csv.row(java.util.Arrays.asList(s.getScenarioId(), s.getGeneratorId(), s.getTargetId(), s.getArrival(), s.getRateRps(),
+            csv.row(Arrays.asList(s.getScenarioId(), s.getGeneratorId(), s.getTargetId(), s.getArrival(), s.getRateRps(),
                     s.getConcurrency(), RunRecords.micros(s.getStartedUs()), RunRecords.micros(s.getWarmupEndUs()),
                     RunRecords.micros(s.getEndedUs()), s.getRequests(), s.getWarmupRequests(), s.getRequestsOk(),
                     s.getRequestsError(), s.getRequestsTimeout(), s.getRequestsAbandoned(), s.getTokenEvents(),
@@ -331,7 +333,7 @@ public final class Bundle {
         m.put("errors_by_class", s.errorsByClass());
         m.put("slo_pass", s.sloPass());
         m.put("quality_pass", s.qualityPass());
-        m.put("quality_fraction", dev.goodput.metrics.Definitions.goodFraction(s.qualityPass(), s.ok()));
+        m.put("quality_fraction", Definitions.goodFraction(s.qualityPass(), s.ok()));
         m.put("good", s.good());
         m.put("good_fraction", s.goodFraction());
         m.put("goodput_rps", s.goodputRps());

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.math.BigDecimal;
+import java.util.LinkedHashMap;
 
 /**
  * Two contracts' differences, field by field, each judged: a difference in what the system under
@@ -21,7 +23,7 @@ public final class ContractDiff {
     }
 
     /** Field-path prefixes whose difference makes results incomparable, with the reason shown to the user. */
-    static final Map<String, String> UNFAIR = new java.util.LinkedHashMap<>();
+    static final Map<String, String> UNFAIR = new LinkedHashMap<>();
 
     static {
         UNFAIR.put("model.name", "a different model does different work");
@@ -59,7 +61,7 @@ public final class ContractDiff {
 
     private static boolean sameValue(Object a, Object b) {
         if (a instanceof Number x && b instanceof Number y) {
-            return new java.math.BigDecimal(x.toString()).compareTo(new java.math.BigDecimal(y.toString())) == 0;
+            return new BigDecimal(x.toString()).compareTo(new BigDecimal(y.toString())) == 0;
         }
         return Objects.equals(a, b);
     }

@@ -5,6 +5,8 @@ import java.util.Arrays;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.contract.Contract;
 import dev.goodput.metrics.Definitions;
+import java.time.Instant;
+import java.util.Optional;
 
 /**
  * The per-request definitions of Goodput and of two tools users already trust, as pure functions,
@@ -118,7 +120,7 @@ public final class Conventions {
         };
     }
 
-    private static boolean within(double value, java.util.Optional<Long> bound) {
+    private static boolean within(double value, Optional<Long> bound) {
         return bound.isEmpty() || Double.isNaN(value) || value <= bound.get();
     }
 
@@ -143,7 +145,7 @@ public final class Conventions {
         return out;
     }
 
-    static long us(java.time.Instant i) {
+    static long us(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 }

@@ -23,6 +23,9 @@ import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.Histograms;
+import dev.goodput.metrics.Definitions;
+import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
  * The report's page: one self-contained HTML file (no network, no external script). Tables are
@@ -46,7 +49,7 @@ final class HtmlPage {
             h.append("<p class=\"warn\" id=\"dead-letters\">").append(run.deadLetters().values().stream().mapToLong(Long::longValue).sum())
                     .append(" records were refused to the DLQ during this run: ")
                     .append(html(run.deadLetters().entrySet().stream().map(e -> e.getKey() + " " + e.getValue())
-                            .collect(java.util.stream.Collectors.joining(", "))))
+                            .collect(Collectors.joining(", "))))
                     .append(". Refused records are not in any figure here; see llm.dlq for each one and its reason.</p>\n");
         }
         if (!run.incompleteScenarios().isEmpty()) {
@@ -137,7 +140,7 @@ final class HtmlPage {
             for (String m : ScenarioSummary.METRICS) {
                 final LatencySummary p = LatencySummaries.of(s.latency().get(m));
                 h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\" data-metric=\"").append(m).append("\"><td>")
-                        .append(html(s.scenarioId())).append("</td><td>").append(m.toUpperCase(java.util.Locale.ROOT)).append("</td>");
+                        .append(html(s.scenarioId())).append("</td><td>").append(m.toUpperCase(Locale.ROOT)).append("</td>");
                 cell(h, "count", p.getCount());
                 final boolean any = p.getCount() > 0;
                 cell(h, "p50", any ? ms(p.getP50Us()) : "n/a");
@@ -165,7 +168,7 @@ final class HtmlPage {
                 final ScenarioSummary.Tail t = e.getValue();
                 h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\" data-metric=\"").append(e.getKey())
                         .append("\" class=\"").append(t.verdict().supported() ? "ok" : "short").append("\"><td>")
-                        .append(html(s.scenarioId())).append("</td><td>").append(e.getKey().toUpperCase(java.util.Locale.ROOT)).append("</td>");
+                        .append(html(s.scenarioId())).append("</td><td>").append(e.getKey().toUpperCase(Locale.ROOT)).append("</td>");
                 cell(h, "samples", t.samples());
                 cell(h, "p99", ms(t.nearestRankP99Us()));
                 cell(h, "min_samples", t.verdict().minSamples());
@@ -208,7 +211,7 @@ final class HtmlPage {
             h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\"><td>").append(html(s.scenarioId())).append("</td>");
             cell(h, "ok", s.ok());
             cell(h, "quality_pass", s.qualityPass());
-            cell(h, "quality_fraction", pct(dev.goodput.metrics.Definitions.goodFraction(s.qualityPass(), s.ok())));
+            cell(h, "quality_fraction", pct(Definitions.goodFraction(s.qualityPass(), s.ok())));
             h.append("</tr>\n");
         }
         h.append("</tbody></table>\n");

@@ -12,6 +12,13 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.common.utils.internals.AppInfoParser;
+import dev.goodput.config.ClientConfig;
+import java.io.IOException;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
 
 /**
  * What produced a result: software and runtime versions, the target server's own version when it
@@ -37,12 +44,12 @@ public record Provenance(String goodputVersion, String javaVersion, String javaV
      * The cluster's finalized {@code metadata.version} level and its controller's id: what a
      * KRaft cluster says of its version over the Admin API. Null when it cannot be asked.
      */
-    public static String probeBroker(java.util.Properties client) {
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
-            final var features = admin.describeFeatures().featureMetadata().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    public static String probeBroker(Properties client) {
+        try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
+            final var features = admin.describeFeatures().featureMetadata().get(10, TimeUnit.SECONDS);
             final var mv = features.finalizedFeatures().get("metadata.version");
             return mv == null ? null : "metadata.version level " + mv.maxVersionLevel();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException | RuntimeException e) {
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -70,7 +77,7 @@ public record Provenance(String goodputVersion, String javaVersion, String javaV
             final HttpResponse<Void> m = http.send(HttpRequest.newBuilder(base.resolve("models"))
                     .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.discarding());
             return m.headers().firstValue("server").orElse(null);
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -18,6 +18,9 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.topics.Topics;
+import dev.goodput.avro.RequestStatus;
+import java.time.Instant;
+import java.util.TreeMap;
 
 /**
  * Every record of one run, read back from the topics: the generator's run summaries and request
@@ -40,12 +43,12 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
     /** The same run with the DLQ counts taken on the DLQ itself (the demo knows where its run began there). */
     public RunRecords withDeadLetters(Map<String, Long> counted) {
         return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped,
-                new java.util.TreeMap<>(counted));
+                new TreeMap<>(counted));
     }
 
     /** Refused records by reason, summed over the windows' {@code refused_events}. */
     static Map<String, Long> refusedInWindows(List<WindowStats> windows) {
-        final Map<String, Long> out = new java.util.TreeMap<>();
+        final Map<String, Long> out = new TreeMap<>();
         windows.forEach(w -> w.getRefusedEvents().forEach((k, v) -> out.merge(k.toString(), v, Long::sum)));
         return out;
     }
@@ -140,25 +143,25 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         final List<RunSummary> out = new ArrayList<>();
         for (List<RequestEvent> events : orphaned.values()) {
             final RequestEvent first = events.get(0);
-            final java.time.Instant started = events.stream().map(RequestEvent::getIntendedSendTimeUs).min(Comparator.naturalOrder()).orElseThrow();
-            final java.time.Instant measured = events.stream().filter(e -> !e.getWarmup()).map(RequestEvent::getIntendedSendTimeUs)
+            final Instant started = events.stream().map(RequestEvent::getIntendedSendTimeUs).min(Comparator.naturalOrder()).orElseThrow();
+            final Instant measured = events.stream().filter(e -> !e.getWarmup()).map(RequestEvent::getIntendedSendTimeUs)
                     .min(Comparator.naturalOrder()).orElse(started);
-            final java.time.Instant ended = events.stream().map(RequestEvent::getCompletionTimeUs).max(Comparator.naturalOrder()).orElseThrow();
+            final Instant ended = events.stream().map(RequestEvent::getCompletionTimeUs).max(Comparator.naturalOrder()).orElseThrow();
             out.add(RunSummary.newBuilder().setContractId(first.getContractId()).setRunId(runId).setScenarioId(first.getScenarioId())
                     .setGeneratorId(INCOMPLETE).setTargetId(first.getTargetId()).setArrival(INCOMPLETE)
                     .setStartedUs(started).setWarmupEndUs(measured).setEndedUs(ended)
                     .setRequests(events.size()).setWarmupRequests(events.stream().filter(RequestEvent::getWarmup).count())
-                    .setRequestsOk(count(events, dev.goodput.avro.RequestStatus.OK))
-                    .setRequestsError(count(events, dev.goodput.avro.RequestStatus.ERROR))
-                    .setRequestsTimeout(count(events, dev.goodput.avro.RequestStatus.TIMEOUT))
-                    .setRequestsAbandoned(count(events, dev.goodput.avro.RequestStatus.ABANDONED))
+                    .setRequestsOk(count(events, RequestStatus.OK))
+                    .setRequestsError(count(events, RequestStatus.ERROR))
+                    .setRequestsTimeout(count(events, RequestStatus.TIMEOUT))
+                    .setRequestsAbandoned(count(events, RequestStatus.ABANDONED))
                     .setTokenEvents(0).setLatenessP50Us(0).setLatenessP99Us(0).setLatenessMaxUs(0).setLatenessBoundUs(0)
                     .setGeneratorSaturated(false).setGeneratorCpuS(0).setWallS(micros(ended) / 1e6 - micros(started) / 1e6).build());
         }
         return out;
     }
 
-    private static long count(List<RequestEvent> events, dev.goodput.avro.RequestStatus status) {
+    private static long count(List<RequestEvent> events, RequestStatus status) {
         return events.stream().filter(e -> e.getStatus() == status).count();
     }
 
@@ -173,7 +176,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 .distinct().collect(Collectors.toList());
     }
 
-    static long micros(java.time.Instant i) {
+    static long micros(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 }

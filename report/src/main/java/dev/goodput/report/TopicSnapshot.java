@@ -13,6 +13,12 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
+import dev.goodput.serde.WireFormatException;
+import dev.goodput.topics.Control;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.TreeMap;
+import java.util.function.ObjIntConsumer;
 
 /**
  * Everything a topic holds now: reads every partition from its beginning up to the end offsets
@@ -33,11 +39,11 @@ public final class TopicSnapshot {
      * on one record the streams-app had already sent to the DLQ.
      */
     public static final class Skipped {
-        private final Map<String, Long> counts = new java.util.TreeMap<>();
+        private final Map<String, Long> counts = new TreeMap<>();
 
         synchronized void add(String topic, RuntimeException e) {
-            final String reason = e instanceof dev.goodput.serde.WireFormatException w
-                    ? w.reason().name().toLowerCase(java.util.Locale.ROOT) : e.getClass().getSimpleName();
+            final String reason = e instanceof WireFormatException w
+                    ? w.reason().name().toLowerCase(Locale.ROOT) : e.getClass().getSimpleName();
             counts.merge(topic + " (" + reason + ")", 1L, Long::sum);
         }
 
@@ -54,7 +60,7 @@ public final class TopicSnapshot {
 
     /** The same, a record that cannot be read counted in {@code skipped} and passed over (null: it fails the read). */
     public static <V> List<V> read(Properties client, String topic, Deserializer<V> values, Skipped skipped) {
-        final Map<Integer, List<V>> byPartition = new java.util.TreeMap<>();
+        final Map<Integer, List<V>> byPartition = new TreeMap<>();
         forEach(client, topic, values, (v, partition) -> byPartition.computeIfAbsent(partition, k -> new ArrayList<>()).add(v),
                 skipped);
         final List<V> out = new ArrayList<>();
@@ -67,13 +73,13 @@ public final class TopicSnapshot {
      * without keeping them: for topics too large to hold (a long run's token events).
      */
     public static <V> void forEach(Properties client, String topic, Deserializer<V> values,
-                                   java.util.function.ObjIntConsumer<V> each) {
+                                   ObjIntConsumer<V> each) {
         forEach(client, topic, values, each, null);
     }
 
     /** The same, a record that cannot be read counted in {@code skipped} and passed over (null: it fails the read). */
     public static <V> void forEach(Properties client, String topic, Deserializer<V> values,
-                                   java.util.function.ObjIntConsumer<V> each, Skipped skipped) {
+                                   ObjIntConsumer<V> each, Skipped skipped) {
         final Properties p = new Properties();
         p.putAll(client);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -86,7 +92,7 @@ public final class TopicSnapshot {
                 return;
             }
             final List<TopicPartition> parts = info.stream().map(i -> new TopicPartition(topic, i.partition()))
-                    .sorted(java.util.Comparator.comparingInt(TopicPartition::partition)).collect(Collectors.toList());
+                    .sorted(Comparator.comparingInt(TopicPartition::partition)).collect(Collectors.toList());
             c.assign(parts);
             c.seekToBeginning(parts);
             final Map<TopicPartition, Long> ends = c.endOffsets(parts);
@@ -97,7 +103,7 @@ public final class TopicSnapshot {
                 }
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(POLL)) {
                     if (r.offset() < ends.get(new TopicPartition(r.topic(), r.partition()))) {
-                        if (dev.goodput.topics.Control.is(r.headers())) {
+                        if (Control.is(r.headers())) {
                             continue; // a tick or an end-of-run marker: no event
                         }
                         final V v;

@@ -9,6 +9,7 @@ import java.util.List;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import org.junit.jupiter.api.Test;
+import java.util.Map;
 
 class ContractDiffTest {
 
@@ -56,7 +57,7 @@ class ContractDiffTest {
 
     @Test
     void numbersCompareByValue() {
-        assertThat(ContractDiff.of(java.util.Map.of("x", 1.0), java.util.Map.of("x", 1))).isEmpty();
-        assertThat(ContractDiff.of(java.util.Map.of("x", 1.0), java.util.Map.of("x", 1.5))).hasSize(1);
+        assertThat(ContractDiff.of(Map.of("x", 1.0), Map.of("x", 1))).isEmpty();
+        assertThat(ContractDiff.of(Map.of("x", 1.0), Map.of("x", 1.5))).hasSize(1);
     }
 }

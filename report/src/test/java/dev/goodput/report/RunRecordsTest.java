@@ -12,6 +12,7 @@ import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
+import java.util.Map;
 
 /**
  * A generator killed mid-scenario leaves request events and no run summary: the scenario stays in
@@ -58,11 +59,11 @@ class RunRecordsTest {
         for (int i = 0; i < 2; i++) {
             windows.add(WindowStats.newBuilder(SampleRecords.windowStats()).setContractId(a.getContractId()).setScenarioId("a")
                     .setWindowStartUs(w0.plusSeconds(10L * i)).setWindowEndUs(w0.plusSeconds(10L * i + 10)).setIsFinal(true)
-                    .setRefusedEvents(i == 0 ? java.util.Map.of("late", 2L, "duplicate", 1L) : java.util.Map.of("late", 3L)).build());
+                    .setRefusedEvents(i == 0 ? Map.of("late", 2L, "duplicate", 1L) : Map.of("late", 3L)).build());
         }
         final RunRecords r = RunRecords.select("r", null, List.of(a), List.of(request("a", 0, RequestStatus.OK, false)),
                 List.of(), windows, List.of(), List.of());
-        assertThat(r.deadLetters()).containsExactlyInAnyOrderEntriesOf(java.util.Map.of("late", 5L, "duplicate", 1L));
+        assertThat(r.deadLetters()).containsExactlyInAnyOrderEntriesOf(Map.of("late", 5L, "duplicate", 1L));
         final StringBuilder said = new StringBuilder();
         HtmlPage.accounting(said, r);
         final String page = said.toString();

@@ -35,6 +35,25 @@ import dev.goodput.topics.Topics;
 import org.apache.kafka.streams.KafkaStreams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import dev.goodput.avro.GpuPrice;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Connection;
+import dev.goodput.config.Durations;
+import dev.goodput.config.Redact;
+import dev.goodput.failure.ConnectionWatch;
+import dev.goodput.failure.FailurePolicy;
+import dev.goodput.report.DeadLetterCounts;
+import dev.goodput.report.Provenance;
+import dev.goodput.report.RunRecords;
+import dev.goodput.sink.GoodputMetrics;
+import dev.goodput.sink.PricesFile;
+import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkConfig;
+import dev.goodput.streams.StreamsSettings;
+import java.net.URI;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine;
 
 /**
  * {@code goodput demo}: a live local benchmark in one JVM. Starts the broker, the registry and the
@@ -46,15 +65,15 @@ import picocli.CommandLine.Option;
         description = "Run a live local benchmark on an embedded broker, registry and simulator.")
 final class DemoCommand implements Callable<Integer> {
 
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
     Path contractFile;
 
     /** With --bootstrap-server (or --command-config), the demo runs on that cluster and registry, not embedded ones. */
-    @picocli.CommandLine.Mixin
-    dev.goodput.config.Connection connection;
+    @CommandLine.Mixin
+    Connection connection;
 
     @Option(names = "--matrix", defaultValue = "config/scenarios.yaml", description = "Load matrix (default: ${DEFAULT-VALUE}).")
     Path matrixFile;
@@ -71,7 +90,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--registry-port", defaultValue = "0", description = "Schema registry port; 0 picks a free one.")
     int registryPort;
 
-    @Option(names = "--scenario-seconds", converter = dev.goodput.config.Durations.Seconds.class, description = "Measured seconds per scenario (default: the matrix's duration_s).")
+    @Option(names = "--scenario-seconds", converter = Durations.Seconds.class, description = "Measured seconds per scenario (default: the matrix's duration_s).")
     Double scenarioSeconds;
 
     @Option(names = "--prices", defaultValue = "config/prices.yaml", description = "GPU prices to publish (default: ${DEFAULT-VALUE}).")
@@ -97,27 +116,27 @@ final class DemoCommand implements Callable<Integer> {
     Path reportDir;
 
     /** Which part stopped the run on an error, and why; null while all are well. */
-    private final java.util.concurrent.atomic.AtomicReference<String> failedPart = new java.util.concurrent.atomic.AtomicReference<>();
+    private final AtomicReference<String> failedPart = new AtomicReference<>();
 
     @Override
     public Integer call() throws InterruptedException {
         if (scenarioSeconds != null && !(scenarioSeconds > 0)) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--scenario-seconds " + scenarioSeconds
+            throw new CommandLine.ParameterException(spec.commandLine(), "--scenario-seconds " + scenarioSeconds
                     + ": must be more than 0");
         }
         if (duration != null && (duration.isZero() || duration.isNegative())) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--duration " + duration.toMillis()
+            throw new CommandLine.ParameterException(spec.commandLine(), "--duration " + duration.toMillis()
                     + " ms: must be more than 0");
         }
         final PrintStream out = System.out;
         final Contract contract = ContractLoader.load(contractFile);
         final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent()));
         final Matrix matrix = Matrix.load(matrixFile);
-        final java.util.List<dev.goodput.avro.GpuPrice> prices = dev.goodput.sink.PricesFile.load(pricesFile);
+        final List<GpuPrice> prices = PricesFile.load(pricesFile);
         final long t0 = System.nanoTime();
         final CountDownLatch stop = new CountDownLatch(1);
         final CountDownLatch finished = new CountDownLatch(1);
-        final java.util.concurrent.atomic.AtomicReference<String> failedPart = this.failedPart;
+        final AtomicReference<String> failedPart = this.failedPart;
         // Ctrl-C: ask the run to stop, then hold the JVM open while it closes cleanly and writes its report
         final Thread hook = new Thread(() -> {
             stop.countDown();
@@ -132,18 +151,18 @@ final class DemoCommand implements Callable<Integer> {
         try (LocalCluster cluster = external ? null : LocalCluster.start(dataDir, fresh, kafkaPort, registryPort, Topics.ALL);
              SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0)) {
             final String runId = "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
-            final Properties props = external ? connection.kafka(null) : dev.goodput.config.Connection.kafka(null,
+            final Properties props = external ? connection.kafka(null) : Connection.kafka(null,
                     cluster.bootstrapServers());
             final SchemaRegistryClient registry = external ? connection.registry()
                     : new SchemaRegistryClient(cluster.registryUrl());
             if (external) {
-                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
-                        dev.goodput.config.ClientConfig.forAdmin(props))) {
+                try (Admin admin = Admin.create(
+                        ClientConfig.forAdmin(props))) {
                     Topics.createMissing(admin, Topics.ALL, (short) -1);
                 }
             }
             // where the DLQ stood at the start: what lands there from now on is this run's loss, said at its end
-            final Map<Integer, Long> dlqAtStart = dev.goodput.report.DeadLetterCounts.ends(props, Topics.DLQ.name());
+            final Map<Integer, Long> dlqAtStart = DeadLetterCounts.ends(props, Topics.DLQ.name());
             out.println("Goodput " + (external ? "run " : "local run ") + runId);
             out.printf(Locale.ROOT, "  contract   %s  id %s%n", contractFile, contract.id());
             if (external) {
@@ -154,26 +173,26 @@ final class DemoCommand implements Callable<Integer> {
             }
             out.printf(Locale.ROOT, "  registry   %s%n", registry.baseUrl());
             out.printf(Locale.ROOT, externalTarget == null ? "  simulator  %s  (OpenAI-compatible, streaming)%n"
-                    : "  target     %s  (the simulator is idle)%n", externalTarget == null ? sim.baseUrl() : dev.goodput.config.Redact.withoutUserInfo(externalTarget));
+                    : "  target     %s  (the simulator is idle)%n", externalTarget == null ? sim.baseUrl() : Redact.withoutUserInfo(externalTarget));
             out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
                     .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
             out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,
                     matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
 
-            final dev.goodput.streams.StreamsConfig defaults = dev.goodput.streams.StreamsConfig.defaults(
+            final StreamsSettings defaults = StreamsSettings.defaults(
                     Map.of(contract.id(), contract));
-            final dev.goodput.streams.StreamsConfig streamsConfig = defaults.withUpstreamPartitions(
+            final StreamsSettings streamsConfig = defaults.withUpstreamPartitions(
                     StreamsApp.prepareTopics(props, defaults));
-            final dev.goodput.failure.FailurePolicy streamsFailures = new dev.goodput.failure.FailurePolicy("streams-app",
-                    dev.goodput.failure.FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
+            final FailurePolicy streamsFailures = new FailurePolicy("streams-app",
+                    FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
             final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
                     StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false, true,
                     streamsFailures);
-            final java.util.Map<String, Double> peaks = dev.goodput.sink.SinkConfig.peaks(List.of(contract));
-            final dev.goodput.sink.SinkCommand.Running sink = dev.goodput.sink.SinkCommand.start(props, registry,
-                    dev.goodput.sink.SinkConfig.defaults(peaks), prices, "goodput-demo-sink", dataDir.resolve("sink-state"),
-                    "127.0.0.1", metricsPort, java.util.Map.of(contract.id(), contract), null,
-                    dev.goodput.sink.GoodputMetrics.DEFAULT_STALE_AFTER, List.of("goodput-demo", "goodput-demo-sink"));
+            final Map<String, Double> peaks = SinkConfig.peaks(List.of(contract));
+            final SinkCommand.Running sink = SinkCommand.start(props, registry,
+                    SinkConfig.defaults(peaks), prices, "goodput-demo-sink", dataDir.resolve("sink-state"),
+                    "127.0.0.1", metricsPort, Map.of(contract.id(), contract), null,
+                    GoodputMetrics.DEFAULT_STALE_AFTER, List.of("goodput-demo", "goodput-demo-sink"));
             final LiveTable table = new LiveTable(props, registry, Topics.WINDOW_STATS.name(),
                     Topics.COST.name(), out);
             out.printf(Locale.ROOT, "  streams    goodput-demo: %d s windows, %d s grace; a row per closed window below%n",
@@ -184,12 +203,12 @@ final class DemoCommand implements Callable<Integer> {
             out.flush();
             final Target target = new Target(externalTarget != null ? externalTarget : sim.baseUrl(), true,
                     model != null ? model : contract.modelName(), apiKeyEnv, Map.of(),
-                    externalTarget != null ? java.net.URI.create(externalTarget).getAuthority() : "simulator",
+                    externalTarget != null ? URI.create(externalTarget).getAuthority() : "simulator",
                     Duration.ofSeconds(60), Duration.ofSeconds(15), false);
-            final String targetVersion = dev.goodput.report.Provenance.probeTarget(target.baseUrl());
+            final String targetVersion = Provenance.probeTarget(target.baseUrl());
             // an external broker or registry can go away under the demo: say so, as the separate commands do
-            try (dev.goodput.failure.ConnectionWatch watch = external
-                    ? new dev.goodput.failure.ConnectionWatch("demo", props, registry) : null;
+            try (ConnectionWatch watch = external
+                    ? new ConnectionWatch("demo", props, registry) : null;
                  Generator generator = new Generator(new StreamingClient(1024, TimingPriority.AUTO),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(),
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000, runId)
@@ -245,9 +264,9 @@ final class DemoCommand implements Callable<Integer> {
      * Stops the run when the streams-app or the sink gives up on an error (after its bounded thread
      * replacements), instead of running on without it; {@code failedPart} names the part and the cause.
      */
-    private static void watch(org.apache.kafka.streams.KafkaStreams streams, dev.goodput.failure.FailurePolicy streamsFailures,
-                              dev.goodput.sink.SinkCommand.Running sink, CountDownLatch stop,
-                              java.util.concurrent.atomic.AtomicReference<String> failedPart) {
+    private static void watch(KafkaStreams streams, FailurePolicy streamsFailures,
+                              SinkCommand.Running sink, CountDownLatch stop,
+                              AtomicReference<String> failedPart) {
         final Thread watcher = new Thread(() -> {
             try {
                 while (!stop.await(500, TimeUnit.MILLISECONDS)) {
@@ -266,25 +285,25 @@ final class DemoCommand implements Callable<Integer> {
         watcher.start();
     }
 
-    private static boolean failed(org.apache.kafka.streams.KafkaStreams s) {
-        return s.state() == org.apache.kafka.streams.KafkaStreams.State.ERROR
-                || s.state() == org.apache.kafka.streams.KafkaStreams.State.PENDING_ERROR;
+    private static boolean failed(KafkaStreams s) {
+        return s.state() == KafkaStreams.State.ERROR
+                || s.state() == KafkaStreams.State.PENDING_ERROR;
     }
 
     /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */
     private void writeReport(PrintStream out, Properties props, SchemaRegistryClient registry, String runId, String targetVersion,
                              Map<Integer, Long> dlqAtStart) {
-        final dev.goodput.report.RunRecords records;
+        final RunRecords records;
         try {
-            records = dev.goodput.report.RunRecords.load(props, registry, runId, null);
+            records = RunRecords.load(props, registry, runId, null);
         } catch (IllegalArgumentException e) {
             out.println("No report: the run finished no scenario (" + e.getMessage() + ").");
             return;
         }
-        final Map<String, Long> dlq = dev.goodput.report.DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart);
+        final Map<String, Long> dlq = DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart);
         account(out, records, dlq);
         final Path page = ReportCommand.write(records.withDeadLetters(dlq), List.of(contractFile), reportDir.resolve(runId),
-                dev.goodput.report.Provenance.probeBroker(props), targetVersion,
+                Provenance.probeBroker(props), targetVersion,
                 ReportCommand.commands(connection.namesCluster()
                         ? "--bootstrap-server " + props.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl()
                         : "--data-dir " + dataDir, runId, Main.invocation()), out);
@@ -296,7 +315,7 @@ final class DemoCommand implements Callable<Integer> {
      * against the verdicts, and what went to the DLQ by reason. A gap is said first, not left to be
      * found in requests.csv.
      */
-    static void account(PrintStream out, dev.goodput.report.RunRecords records, Map<String, Long> dlq) {
+    static void account(PrintStream out, RunRecords records, Map<String, Long> dlq) {
         final long measured = records.runs().stream().mapToLong(r -> r.getRequests() - r.getWarmupRequests()).sum();
         final long verdicts = records.verdicts().size();
         final long refused = dlq.values().stream().mapToLong(Long::longValue).sum();

@@ -9,6 +9,14 @@ import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.sink.ResultsFollower;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 
 /**
  * Prints one row per closed window from llm.window-stats (committed records only): scenario,
@@ -22,15 +30,15 @@ final class LiveTable implements AutoCloseable {
             "$/1M comp", "$/1M good");
 
     /** Final windows wait here for their cost record, so each row shows both (touched on the follower's thread only). */
-    private final java.util.Map<String, WindowStats> pending = new java.util.LinkedHashMap<>();
+    private final Map<String, WindowStats> pending = new LinkedHashMap<>();
     private final PrintStream out;
     private final ResultsFollower follower;
     private int rows;
     /** Windows seen (live or final) that have no final, priced row yet. */
-    private final java.util.Set<String> unsettled = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
     private volatile long lastRecordNanos = System.nanoTime();
 
-    LiveTable(java.util.Properties client, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
+    LiveTable(Properties client, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
         this.out = out;
         // the table shows what closes from now on, not the history kept in the data folder
         this.follower = new ResultsFollower(client, registry, topic, costTopic, "goodput-live-table", true,
@@ -68,8 +76,8 @@ final class LiveTable implements AutoCloseable {
                 w.getTpot().getP99Us() / 1e3, w.getGoodputRps(), w.getGoodputTokensPerS(),
                 dollars(c.getComputeCostPerMUsd(), c.getPriced()), dollars(c.getCostPerSuccessfulMUsd(), c.getPriced())));
         if (!w.getRefusedEvents().isEmpty()) {
-            out.println("         refused to the DLQ while this window was open: " + new java.util.TreeMap<>(w.getRefusedEvents())
-                    .entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(java.util.stream.Collectors.joining(", ")));
+            out.println("         refused to the DLQ while this window was open: " + new TreeMap<>(w.getRefusedEvents())
+                    .entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")));
         }
     }
 
@@ -77,7 +85,7 @@ final class LiveTable implements AutoCloseable {
      * Waits until every window this table has seen is final and priced, and nothing new came for
      * {@code quiet}; at most {@code timeout}. Returns how many windows are still open or unpriced.
      */
-    int awaitSettled(java.time.Duration quiet, java.time.Duration timeout) throws InterruptedException {
+    int awaitSettled(Duration quiet, Duration timeout) throws InterruptedException {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (unsettled.isEmpty() && System.nanoTime() - lastRecordNanos > quiet.toNanos()) {

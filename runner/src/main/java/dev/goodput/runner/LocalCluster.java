@@ -10,6 +10,9 @@ import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.topics.Topic;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Comparator;
 
 /**
  * The infrastructure of a local run: a real KRaft broker whose data folder is kept between runs
@@ -78,12 +81,12 @@ final class LocalCluster implements AutoCloseable {
     }
 
     private static void deleteFolder(Path dir) {
-        if (!java.nio.file.Files.exists(dir)) {
+        if (!Files.exists(dir)) {
             return;
         }
-        try (var paths = java.nio.file.Files.walk(dir)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (java.io.IOException e) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
             throw new StartupException("cannot remove " + dir + ": " + e.getMessage(), Main.EXIT_FAILED, e);
         }
     }

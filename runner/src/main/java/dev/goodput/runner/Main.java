@@ -10,6 +10,9 @@ import dev.goodput.sink.SinkCommand;
 import dev.goodput.streams.StreamsCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import dev.goodput.config.ConfigException;
+import dev.goodput.config.Redact;
+import java.util.Arrays;
 
 /**
  * The {@code goodput} command. Exit codes follow Kafka's tools: 0 done, 1 failed while running,
@@ -45,11 +48,11 @@ public final class Main {
 
     public static int run(String... args) {
         // recorded in reports: credentials in URLs and header values never are
-        invocation = "./goodput " + String.join(" ", dev.goodput.config.Redact.args(java.util.Arrays.asList(args)).stream()
+        invocation = "./goodput " + String.join(" ", Redact.args(Arrays.asList(args)).stream()
                 .map(a -> a.isEmpty() || a.matches(".*[\\s'\"$`].*") ? "'" + a.replace("'", "'\\''") + "'" : a).toList());
         final CommandLine cli = commandLine();
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            if (e instanceof dev.goodput.config.ConfigException ce) {
+            if (e instanceof ConfigException ce) {
                 cmd.getErr().println("goodput: " + ce.getMessage());
                 return EXIT_REFUSED;
             }

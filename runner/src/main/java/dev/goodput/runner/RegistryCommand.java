@@ -9,6 +9,7 @@ import dev.goodput.topics.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.goodput.config.Connection;
 
 /**
  * {@code goodput registry}: the Confluent-compatible schema registry as its own process. Its
@@ -19,7 +20,7 @@ import picocli.CommandLine.Option;
 final class RegistryCommand implements Callable<Integer> {
 
     @Mixin
-    dev.goodput.config.Connection connection;
+    Connection connection;
 
     @Option(names = "--port", defaultValue = "8081", description = "HTTP port on 127.0.0.1; 0 picks a free one (default: ${DEFAULT-VALUE}).")
     int port;

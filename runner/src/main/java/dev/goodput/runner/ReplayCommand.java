@@ -24,7 +24,7 @@ import dev.goodput.sink.SinkCommand;
 import dev.goodput.sink.SinkConfig;
 import dev.goodput.metrics.SloFlags;
 import dev.goodput.streams.StreamsApp;
-import dev.goodput.streams.StreamsConfig;
+import dev.goodput.streams.StreamsSettings;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -34,6 +34,18 @@ import org.apache.kafka.streams.KafkaStreams;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.goodput.avro.RunSummary;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Connection;
+import dev.goodput.report.ConventionReplay;
+import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.topics.Topics;
+import java.io.IOException;
+import java.util.Objects;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * {@code goodput replay}: recomputes a run's results from the retained raw topics with a fresh
@@ -53,7 +65,7 @@ public final class ReplayCommand implements Callable<Integer> {
     String replayId;
 
     @CommandLine.Mixin
-    dev.goodput.config.Connection connection;
+    Connection connection;
 
 
     @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
@@ -89,7 +101,7 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--data-dir", description = "Replay a local run: start the embedded broker and registry on this kept data folder (for example .goodput/data).")
     Path dataDir;
 
-    @Option(names = "--idle-seconds", defaultValue = "10", converter = dev.goodput.config.Durations.Seconds.class, description = "Stop once caught up and no output arrived for this long.")
+    @Option(names = "--idle-seconds", defaultValue = "10", converter = Durations.Seconds.class, description = "Stop once caught up and no output arrived for this long.")
     double idleSeconds;
 
     @Option(names = "--conventions", description = "Recompute the run under Goodput's, vLLM bench serve's and NVIDIA AIPerf's "
@@ -106,10 +118,10 @@ public final class ReplayCommand implements Callable<Integer> {
         if (!(idleSeconds > 0)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--idle-seconds " + idleSeconds + ": must be more than 0");
         }
-        StreamsConfig config;
+        StreamsSettings config;
         try {
-            config = StreamsConfig.defaults(byId).withWindow(Durations.parse(window, "--window"), Durations.parse(grace, "--grace"))
-                    .withSelection(new StreamsConfig.Selection(runId, from == null ? Long.MIN_VALUE : micros(from),
+            config = StreamsSettings.defaults(byId).withWindow(Durations.parse(window, "--window"), Durations.parse(grace, "--grace"))
+                    .withSelection(new StreamsSettings.Selection(runId, from == null ? Long.MIN_VALUE : micros(from),
                             to == null ? Long.MAX_VALUE : micros(to), qualityFloor));
             if (goodput != null) {
                 config = config.withObjectives(SloFlags.parse(goodput));
@@ -127,8 +139,8 @@ public final class ReplayCommand implements Callable<Integer> {
             }
             return conventions(System.out, config, byId);
         }
-        final StreamsConfig.TopicNames live = config.topics();
-        config = config.withTopics(new StreamsConfig.TopicNames(live.tokens(), live.requests(),
+        final StreamsSettings.TopicNames live = config.topics();
+        config = config.withTopics(new StreamsSettings.TopicNames(live.tokens(), live.requests(),
                 live.verdicts() + "." + replayId, live.windowStats() + "." + replayId, live.samples(), live.dlq() + "." + replayId));
         for (String line : differences(config, byId)) {
             out.println("what-if: " + line);
@@ -138,9 +150,9 @@ public final class ReplayCommand implements Callable<Integer> {
         }
     }
 
-    private int replay(PrintStream out, StreamsConfig configured, Map<String, Contract> byId, ReadTarget at)
+    private int replay(PrintStream out, StreamsSettings configured, Map<String, Contract> byId, ReadTarget at)
             throws Exception {
-        StreamsConfig config = configured;
+        StreamsSettings config = configured;
         final Properties client = at.client();
         final SchemaRegistryClient registry = at.registry();
         final int partitions = StreamsApp.prepareTopics(client, config);
@@ -178,7 +190,7 @@ public final class ReplayCommand implements Callable<Integer> {
     }
 
     /** The conventions replay: a batch recomputation of the raw events, printed and written to a file named by the replay id. */
-    private int conventions(PrintStream out, StreamsConfig config, Map<String, Contract> byId) throws java.io.IOException {
+    private int conventions(PrintStream out, StreamsSettings config, Map<String, Contract> byId) throws IOException {
         if (byId.size() != 1 && goodput == null) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--conventions with several contracts needs the objectives given with --goodput");
@@ -188,24 +200,24 @@ public final class ReplayCommand implements Callable<Integer> {
             final Properties client = at.client();
             final SchemaRegistryClient registry = at.registry();
             final long t0 = System.nanoTime();
-            final List<dev.goodput.report.ConventionReplay.Scenario> result = dev.goodput.report.ConventionReplay.load(client, registry,
+            final List<ConventionReplay.Scenario> result = ConventionReplay.load(client, registry,
                     runId, config.selection().fromUs(), config.selection().toUs(), objectives, config.selection().qualityFloor());
             if (result.isEmpty()) {
                 out.println("replay " + replayId + ": no request events" + (runId == null ? "" : " of run " + runId) + " to recompute");
                 return Main.EXIT_FAILED;
             }
-            out.print(dev.goodput.report.ConventionReplay.text(result));
+            out.print(ConventionReplay.text(result));
             Files.createDirectories(this.out);
             final Path file = this.out.resolve("conventions-" + replayId + ".json");
-            Files.write(file, new com.fasterxml.jackson.databind.ObjectMapper().enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsBytes(dev.goodput.report.ConventionReplay.json(replayId, runId, objectives, result)));
+            Files.write(file, new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsBytes(ConventionReplay.json(replayId, runId, objectives, result)));
             out.printf(Locale.ROOT, "replay %s done in %.1f s: %s%n", replayId, (System.nanoTime() - t0) / 1e9, file.toAbsolutePath());
             return 0;
         }
     }
 
     /** Every parameter that differs from the contract and the live defaults, one line each. */
-    static List<String> differences(StreamsConfig c, Map<String, Contract> contracts) {
+    static List<String> differences(StreamsSettings c, Map<String, Contract> contracts) {
         final List<String> out = new ArrayList<>();
         for (Contract k : contracts.values()) {
             final Contract.Objectives o = c.objectives(k);
@@ -226,22 +238,22 @@ public final class ReplayCommand implements Callable<Integer> {
     }
 
     private static void diff(List<String> out, String what, Long live, Long now) {
-        if (!java.util.Objects.equals(live, now)) {
+        if (!Objects.equals(live, now)) {
             out.add(what + " " + (live == null ? "none" : live / 1000.0 + " ms") + " -> " + (now == null ? "none" : now / 1000.0 + " ms"));
         }
     }
 
     /** Real duration of the run (or of every run): first intended send to last request event, from llm.runs. */
     private static double runDuration(Properties client, SchemaRegistryClient registry, String runId) {
-        final Properties p = dev.goodput.config.ClientConfig.forConsumer(client);
+        final Properties p = ClientConfig.forConsumer(client);
         p.put("group.id", "goodput-replay-runs-" + System.nanoTime());
         p.put("auto.offset.reset", "earliest");
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
-        try (org.apache.kafka.clients.consumer.KafkaConsumer<String, dev.goodput.avro.RunSummary> c =
-                     new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new org.apache.kafka.common.serialization.StringDeserializer(),
-                             new dev.goodput.serde.AvroDeserializer<>(registry, dev.goodput.avro.RunSummary.class))) {
-            c.subscribe(List.of(dev.goodput.topics.Topics.RUNS.name()));
+        try (KafkaConsumer<String, RunSummary> c =
+                     new KafkaConsumer<>(p, new StringDeserializer(),
+                             new AvroDeserializer<>(registry, RunSummary.class))) {
+            c.subscribe(List.of(Topics.RUNS.name()));
             int idle = 0;
             while (idle < 4) {
                 final var records = c.poll(Duration.ofMillis(250));
@@ -262,7 +274,7 @@ public final class ReplayCommand implements Callable<Integer> {
      * a while; returns the records processed and the nanoseconds it took to catch up.
      */
     private long[] follow(Properties client, String group, List<String> topics, PrintStream out, long t0) throws Exception {
-        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
+        try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
             final Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
             for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
                 d.partitions().forEach(p -> specs.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));

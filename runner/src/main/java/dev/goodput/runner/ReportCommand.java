@@ -20,6 +20,9 @@ import dev.goodput.report.RunRecords;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import dev.goodput.config.Connection;
+import java.io.PrintStream;
+import java.util.stream.Collectors;
 
 /**
  * {@code goodput report}: the report bundle of a run (or of a replay of it), read back from the
@@ -31,7 +34,7 @@ import picocli.CommandLine.Option;
 final class ReportCommand implements Callable<Integer> {
 
     @Mixin
-    dev.goodput.config.Connection connection;
+    Connection connection;
 
     @Option(names = "--data-dir", description = "Report on a kept local run: start the embedded broker and registry on this data folder.")
     Path dataDir;
@@ -61,7 +64,7 @@ final class ReportCommand implements Callable<Integer> {
                 // no such run: a plain sentence, not a stack of exception names
                 throw new StartupException(e.getMessage(), Main.EXIT_FAILED, e);
             }
-            final Path page = write(run, contractFiles(contracts), out, dev.goodput.report.Provenance.probeBroker(at.client()),
+            final Path page = write(run, contractFiles(contracts), out, Provenance.probeBroker(at.client()),
                     targetVersion, commands(at.flags(), run.runId(), Main.invocation()), System.out);
             System.out.println("report: " + page.toAbsolutePath());
             return 0;
@@ -87,7 +90,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** Writes the bundle of an already read run and returns its page. */
     static Path write(RunRecords run, List<Path> contractFiles, Path outDir, String kafkaBroker, String targetVersion,
-                      Map<String, String> commands, java.io.PrintStream log) {
+                      Map<String, String> commands, PrintStream log) {
         final String wanted = run.runs().get(0).getContractId();
         Path file = null;
         Contract contract = null;
@@ -116,7 +119,7 @@ final class ReportCommand implements Callable<Integer> {
                 + "; the streams-app sent them to the DLQ; the bundle's manifest.json lists them under skipped_records."));
         if (!run.deadLetters().isEmpty()) {
             log.println("Refused to the DLQ during the run: " + run.deadLetters().entrySet().stream()
-                    .map(e -> e.getKey() + " " + e.getValue()).collect(java.util.stream.Collectors.joining(", "))
+                    .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "))
                     + " (manifest.json: dead_letters_by_reason).");
         }
         if (run.measuredRequests() != run.verdicts().size()) {

@@ -43,6 +43,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import java.util.HashMap;
 
 /**
  * Measures the streams-app against a broker in a child JVM, with the app itself in another child
@@ -368,7 +369,7 @@ final class StreamsBenchmark {
     private static Progress awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout)
             throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            final Map<TopicPartition, OffsetSpec> ends = new java.util.HashMap<>();
+            final Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
             for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
                 d.partitions().forEach(pi -> ends.put(new TopicPartition(d.name(), pi.partition()), OffsetSpec.latest()));
             }

@@ -40,6 +40,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.streams.time.LogClock;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import org.apache.avro.specific.SpecificRecord;
 
 /**
  * Chaos on a real broker: while the demo runs (its generator, streams-app and sink as one process,
@@ -80,7 +86,7 @@ class ChaosIT {
             final Map<String, String> reasons = new HashMap<>();
             ConsumerRecord<byte[], byte[]> huge = null;
             for (ConsumerRecord<byte[], byte[]> r : readAll(Topics.DLQ.name())) {
-                final String key = r.key() == null ? "<null key>" : new String(r.key(), java.nio.charset.StandardCharsets.UTF_8);
+                final String key = r.key() == null ? "<null key>" : new String(r.key(), StandardCharsets.UTF_8);
                 reasons.put(key, DeadLetters.header(r.headers(), DeadLetters.REASON));
                 if (key.equals("bad-huge")) {
                     huge = r;
@@ -89,7 +95,7 @@ class ChaosIT {
                     // the DLQ record keeps the refused record's log time: the copy is late if that passed the
                     // original's window end plus the demo's grace
                     final long completionUs = republishedCompletion.getEpochSecond() * 1_000_000L + republishedCompletion.getNano() / 1_000;
-                    if (dev.goodput.streams.time.LogClock.late(completionUs, r.timestamp() * 1_000L, 10_000_000L, 5_000_000L)) {
+                    if (LogClock.late(completionUs, r.timestamp() * 1_000L, 10_000_000L, 5_000_000L)) {
                         expected.put(key, "late");
                     }
                 }
@@ -108,7 +114,7 @@ class ChaosIT {
             final AvroDeserializer<RequestEvent> requests = new AvroDeserializer<>(client, RequestEvent.class);
             final List<String> good = new ArrayList<>();
             for (ConsumerRecord<byte[], byte[]> r : readAll(Topics.REQUESTS.name())) {
-                final String key = r.key() == null ? "" : new String(r.key(), java.nio.charset.StandardCharsets.UTF_8);
+                final String key = r.key() == null ? "" : new String(r.key(), StandardCharsets.UTF_8);
                 if (!Control.is(r.headers()) && !key.startsWith("bad-") && r.offset() >= 0) {
                     final RequestEvent e = requests.deserialize(Topics.REQUESTS.name(), r.value());
                     if (e.getRunId().equals(runId) && !e.getWarmup() && !good.contains(e.getRequestId())) {
@@ -137,10 +143,10 @@ class ChaosIT {
             assertThat(laterFinals).as("final windows starting after the injection").isPositive();
 
             // the bundle states what was refused, by reason
-            final Map<?, ?> manifest = new com.fasterxml.jackson.databind.ObjectMapper()
+            final Map<?, ?> manifest = new ObjectMapper()
                     .readValue(bundle.resolve("manifest.json").toFile(), Map.class);
             final Map<?, ?> dead = (Map<?, ?>) manifest.get("dead_letters_by_reason");
-            for (String reason : new java.util.HashSet<>(expected.values())) {
+            for (String reason : new HashSet<>(expected.values())) {
                 assertThat(((Number) dead.get(reason)).longValue()).as("bundle count of " + reason).isPositive();
             }
             assertThat(((Number) manifest.get("verdicts")).longValue()).isEqualTo(((Number) manifest.get("measured_requests")).longValue());
@@ -154,8 +160,8 @@ class ChaosIT {
 
     /** Publishes one record of every bad kind; returns the DLQ reason expected for each, by key. */
     private static Map<String, String> inject(SchemaRegistryClient client) throws Exception {
-        final Map<String, String> expected = new java.util.LinkedHashMap<>();
-        final AvroSerializer<org.apache.avro.specific.SpecificRecord> avro = new AvroSerializer<>(client, false);
+        final Map<String, String> expected = new LinkedHashMap<>();
+        final AvroSerializer<SpecificRecord> avro = new AvroSerializer<>(client, false);
         final Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
@@ -167,7 +173,7 @@ class ChaosIT {
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             send(producer, reqs, "bad-schema", new byte[] {0, 0, 1, (byte) 0x86, (byte) 0x9F, 2, 4, 6});
             expected.put("bad-schema", "unknown_schema_id");
-            send(producer, reqs, "bad-magic", "garbage".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            send(producer, reqs, "bad-magic", "garbage".getBytes(StandardCharsets.US_ASCII));
             expected.put("bad-magic", "bad_magic");
             send(producer, reqs, "bad-truncated", new byte[] {0, 0});
             expected.put("bad-truncated", "truncated");
@@ -206,7 +212,7 @@ class ChaosIT {
             // the copy after the original's window and grace (a slow machine), when it is late; both are refusals
             final AvroDeserializer<RequestEvent> decoder = new AvroDeserializer<>(client, RequestEvent.class);
             final ConsumerRecord<byte[], byte[]> last = latest(reqs, decoder);
-            final String id = new String(last.key(), java.nio.charset.StandardCharsets.UTF_8);
+            final String id = new String(last.key(), StandardCharsets.UTF_8);
             republishedCompletion = decoder.deserialize(reqs, last.value()).getCompletionTimeUs();
             send(producer, reqs, id, last.value());
             expected.put(id, "duplicate");
@@ -217,7 +223,7 @@ class ChaosIT {
     }
 
     private static void send(KafkaProducer<byte[], byte[]> producer, String topic, String key, byte[] value) throws Exception {
-        producer.send(new ProducerRecord<>(topic, key.getBytes(java.nio.charset.StandardCharsets.UTF_8), value)).get();
+        producer.send(new ProducerRecord<>(topic, key.getBytes(StandardCharsets.UTF_8), value)).get();
     }
 
     private static TokenEvent token(String id, int chunk, Instant at) {
@@ -237,7 +243,7 @@ class ChaosIT {
         ConsumerRecord<byte[], byte[]> best = null;
         for (ConsumerRecord<byte[], byte[]> r : readAll(topic)) {
             if (!Control.is(r.headers()) && r.key() != null && (best == null || r.timestamp() > best.timestamp())
-                    && !new String(r.key(), java.nio.charset.StandardCharsets.UTF_8).startsWith("bad-")
+                    && !new String(r.key(), StandardCharsets.UTF_8).startsWith("bad-")
                     && !d.deserialize(topic, r.value()).getWarmup()) {
                 best = r;
             }

@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import java.util.function.Predicate;
 
 /** The {@code goodput} command in a child JVM, as a user runs it in a terminal: read its output, press Ctrl-C. */
 final class ChildCli implements AutoCloseable {
@@ -24,11 +26,11 @@ final class ChildCli implements AutoCloseable {
     }
 
     static ChildCli start(String... args) throws IOException {
-        return start(java.util.Map.of(), args);
+        return start(Map.of(), args);
     }
 
     /** The same with extra environment variables (an API key, GOODPUT_* overrides). */
-    static ChildCli start(java.util.Map<String, String> env, String... args) throws IOException {
+    static ChildCli start(Map<String, String> env, String... args) throws IOException {
         final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
                 "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput",
                 // the logging a user's terminal gets, not the tests' own
@@ -51,7 +53,7 @@ final class ChildCli implements AutoCloseable {
         return await(l -> l.contains(text), "containing '" + text + "'");
     }
 
-    private String await(java.util.function.Predicate<String> wanted, String what) throws IOException {
+    private String await(Predicate<String> wanted, String what) throws IOException {
         String line;
         while ((line = out.readLine()) != null) {
             lines.add(line);

@@ -17,6 +17,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.sink.GoodputMetrics;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
+import com.sun.net.httpserver.HttpServer;
+import dev.goodput.sink.ClientMetrics;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * No Docker engine runs here, so docker-compose.yml is checked as far as a file can be: its shape,
@@ -34,7 +44,7 @@ class ComposeFileTest {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> compose() throws java.io.IOException {
+    private static Map<String, Object> compose() throws IOException {
         return new Yaml().load(Files.readString(ROOT.resolve("docker-compose.yml")));
     }
 
@@ -119,13 +129,13 @@ class ComposeFileTest {
         }
         assertThat(used).hasSizeGreaterThanOrEqualTo(8);
         final GoodputMetrics gauges = new GoodputMetrics();
-        new dev.goodput.sink.ClientMetrics(gauges.registry(), java.util.Map.of());
+        new ClientMetrics(gauges.registry(), Map.of());
         final Set<String> served = new TreeSet<>();
         for (var snapshot : gauges.registry().scrape()) {
             final String name = snapshot.getMetadata().getPrometheusName();
-            if (snapshot instanceof io.prometheus.metrics.model.snapshots.HistogramSnapshot) {
+            if (snapshot instanceof HistogramSnapshot) {
                 served.addAll(List.of(name + "_bucket", name + "_count", name + "_sum"));
-            } else if (snapshot instanceof io.prometheus.metrics.model.snapshots.CounterSnapshot) {
+            } else if (snapshot instanceof CounterSnapshot) {
                 served.add(name + "_total");
             } else {
                 served.add(name);
@@ -168,10 +178,10 @@ class ComposeFileTest {
             }
             final Matcher m = port.matcher(command);
             assertThat(m.find()).as(e.getKey() + ": a healthcheck names the port it checks: " + command).isTrue();
-            final com.sun.net.httpserver.HttpServer live = com.sun.net.httpserver.HttpServer.create(
-                    new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+            final HttpServer live = HttpServer.create(
+                    new InetSocketAddress("127.0.0.1", 0), 0);
             live.createContext("/", x -> {
-                final byte[] ok = "ok".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                final byte[] ok = "ok".getBytes(StandardCharsets.UTF_8);
                 x.sendResponseHeaders(200, ok.length);
                 x.getResponseBody().write(ok);
                 x.close();
@@ -197,7 +207,7 @@ class ComposeFileTest {
     private static int run(String shell, String command) throws Exception {
         final Process p = new ProcessBuilder(shell, "-c", command).redirectErrorStream(true).start();
         p.getInputStream().readAllBytes();
-        assertThat(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
         return p.exitValue();
     }
 
@@ -206,7 +216,7 @@ class ComposeFileTest {
      * real validator (Python's jsonschema, Debian's python3-jsonschema); and the check can fail.
      */
     @Test
-    void theFileValidatesAgainstTheComposeSpecificationSchema(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    void theFileValidatesAgainstTheComposeSpecificationSchema(@TempDir Path dir) throws Exception {
         final Path schema = Path.of("src/test/resources/compose-spec/compose-spec.json");
         final ObjectMapper json = new ObjectMapper();
         final Map<String, Object> compose = compose();
@@ -228,12 +238,12 @@ class ComposeFileTest {
                 + "print('valid' if not errors else '; '.join(e.message for e in errors))\n";
         final Process p = new ProcessBuilder("/usr/bin/python3", "-c", script, schema.toAbsolutePath().toString(), doc.toString())
                 .redirectErrorStream(true).start();
-        final String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
-        assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         if (p.exitValue() == 3) {
             assertThat(System.getenv("CI")).as("python3-jsonschema is required in CI (apt-get install python3-jsonschema)")
                     .isNotEqualTo("true");
-            org.junit.jupiter.api.Assumptions.abort("python3-jsonschema is not installed");
+            Assumptions.abort("python3-jsonschema is not installed");
         }
         assertThat(p.exitValue()).as(out).isZero();
         return out;

@@ -10,6 +10,10 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
 
 /**
  * Ctrl-C on {@code goodput demo}, as a user stops it: the run stops, closes cleanly and still
@@ -34,7 +38,7 @@ class DemoShutdownIT {
             assertThat(runs.get(0).resolve("index.html")).exists();
             assertThat(runs.get(0).resolve("requests.csv")).exists();
             // every measured request is in a final, priced window (the run's last windows were closed, not left open)
-            final Map<String, Object> manifest = new com.fasterxml.jackson.databind.ObjectMapper()
+            final Map<String, Object> manifest = new ObjectMapper()
                     .readValue(runs.get(0).resolve("manifest.json").toFile(), Map.class);
             final long measured = ((Number) manifest.get("measured_requests")).longValue();
             assertThat(measured).isPositive();
@@ -56,13 +60,13 @@ class DemoShutdownIT {
     }
 
     /** A bundle CSV as rows by column name (the bundle quotes no field these tests read). */
-    private static List<Map<String, String>> csv(Path file) throws java.io.IOException {
+    private static List<Map<String, String>> csv(Path file) throws IOException {
         final List<String> lines = Files.readAllLines(file);
         final String[] header = lines.get(0).split(",", -1);
-        final List<Map<String, String>> rows = new java.util.ArrayList<>();
+        final List<Map<String, String>> rows = new ArrayList<>();
         for (String line : lines.subList(1, lines.size())) {
             final String[] f = line.split(",", -1);
-            final Map<String, String> row = new java.util.HashMap<>();
+            final Map<String, String> row = new HashMap<>();
             for (int i = 0; i < header.length && i < f.length; i++) {
                 row.put(header[i], f[i]);
             }

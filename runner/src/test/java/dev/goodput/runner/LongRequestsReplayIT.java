@@ -34,7 +34,7 @@ import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.streams.StreamsApp;
-import dev.goodput.streams.StreamsConfig;
+import dev.goodput.streams.StreamsSettings;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
@@ -71,7 +71,7 @@ class LongRequestsReplayIT {
             }
             final Properties props = new Properties();
             props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
-            final StreamsConfig config = StreamsConfig.defaults(Map.of(contract.id(), contract))
+            final StreamsSettings config = StreamsSettings.defaults(Map.of(contract.id(), contract))
                     .withUpstreamPartitions(Topics.TOKENS.partitions());
             final KafkaStreams live = StreamsApp.start(config, new AvroSerdes(client),
                     StreamsApp.streamsProperties(props, "live", dir.resolve("live-state")), false);

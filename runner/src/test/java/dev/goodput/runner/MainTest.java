@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import dev.goodput.kafka.EmbeddedKafka;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.Arrays;
 
 /** Exit codes as Kafka's tools have them: 2 for a refused start, 1 for an address that does not answer. */
 class MainTest {
@@ -76,7 +77,7 @@ class MainTest {
         };
         for (String[] args : cases) {
             final Result r = run(args);
-            final String flag = java.util.Arrays.stream(args).filter(a -> a.startsWith("--") && !a.equals("--replay-id")
+            final String flag = Arrays.stream(args).filter(a -> a.startsWith("--") && !a.equals("--replay-id")
                     && !a.equals("--bootstrap-server") && !a.equals("--contract") && !a.equals("--simulate") && !a.equals("--matrix")).findFirst().orElseThrow();
             assertThat(r.code()).as(String.join(" ", args) + ": " + r.err()).isEqualTo(2);
             assertThat(r.err()).as(String.join(" ", args)).contains(flag).containsPattern("more than 0|0 or more");

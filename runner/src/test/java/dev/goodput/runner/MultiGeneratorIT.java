@@ -26,6 +26,7 @@ import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import java.util.Arrays;
 
 /**
  * Two generator processes publish one run together against one server: every request of both is
@@ -81,7 +82,7 @@ class MultiGeneratorIT {
     }
 
     private static String[] with(String[] common, String... more) {
-        final String[] out = java.util.Arrays.copyOf(common, common.length + more.length);
+        final String[] out = Arrays.copyOf(common, common.length + more.length);
         System.arraycopy(more, 0, out, common.length, more.length);
         return out;
     }

@@ -34,7 +34,7 @@ import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.streams.StreamsApp;
-import dev.goodput.streams.StreamsConfig;
+import dev.goodput.streams.StreamsSettings;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -43,6 +43,11 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import dev.goodput.sink.PricesFile;
+import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkConfig;
+import java.util.HashMap;
+import org.apache.avro.specific.SpecificRecord;
 
 /**
  * A live run (generator, simulator and a streams-app processing as events arrive), then
@@ -70,14 +75,14 @@ class ReplayIT {
             props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
 
             // the live run: the streams-app processes events as the generator publishes them
-            final StreamsConfig config = StreamsConfig.defaults(Map.of(contract.id(), contract))
+            final StreamsSettings config = StreamsSettings.defaults(Map.of(contract.id(), contract))
                     .withUpstreamPartitions(Topics.TOKENS.partitions());
             final KafkaStreams live = StreamsApp.start(config, new AvroSerdes(client),
                     StreamsApp.streamsProperties(props, "live", dir.resolve("live-state")), false);
             // and the sink prices the live windows
-            final dev.goodput.sink.SinkCommand.Running liveSink = dev.goodput.sink.SinkCommand.start(props, client,
-                    dev.goodput.sink.SinkConfig.defaults(dev.goodput.sink.SinkConfig.peaks(List.of(contract))),
-                    dev.goodput.sink.PricesFile.load(Path.of("../config/prices.yaml")), "live-sink", dir.resolve("live-sink"),
+            final SinkCommand.Running liveSink = SinkCommand.start(props, client,
+                    SinkConfig.defaults(SinkConfig.peaks(List.of(contract))),
+                    PricesFile.load(Path.of("../config/prices.yaml")), "live-sink", dir.resolve("live-sink"),
                     "127.0.0.1", 0);
             try (SimServer sim = new SimServer(SimConfig.defaults().withStep(4_000, 20), corpus, 0);
                  Generator g = new Generator(new StreamingClient(256), new KafkaEventSink(props, client, Topics.TOKENS.name(),
@@ -177,7 +182,7 @@ class ReplayIT {
         Map<String, byte[]> out = new TreeMap<>();
         while (System.nanoTime() < deadline) {
             out = new TreeMap<>();
-            final Map<String, Integer> seen = new java.util.HashMap<>();
+            final Map<String, Integer> seen = new HashMap<>();
             for (ConsumerRecord<String, byte[]> r : readRaw(topic)) {
                 final int n = seen.merge(r.key(), 1, Integer::sum);
                 out.put(r.key() + "#" + n, r.value());
@@ -190,7 +195,7 @@ class ReplayIT {
         return out;
     }
 
-    private static <T extends org.apache.avro.specific.SpecificRecord> List<T> read(SchemaRegistryClient client, String topic,
+    private static <T extends SpecificRecord> List<T> read(SchemaRegistryClient client, String topic,
                                                                                    Class<T> type) {
         final AvroDeserializer<T> d = new AvroDeserializer<>(client, type);
         return readRaw(topic).stream().map(r -> d.deserialize(topic, r.value())).toList();

@@ -31,6 +31,11 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.avro.RunSummary;
+import dev.goodput.config.Connection;
+import java.nio.ByteBuffer;
+import java.util.TreeMap;
 
 /**
  * Two short one-command local runs ({@code goodput demo}) on one kept data folder, under contracts
@@ -102,9 +107,9 @@ class ReportIT {
 
         final String runId = Files.readString(bundleA.resolve("manifest.json")).replaceAll("(?s).*\"run_id\" : \"([^\"]+)\".*", "$1");
         try (LocalCluster cluster = LocalCluster.start(dataDir, false, 0, 0, Topics.ALL)) {
-            final Properties client = dev.goodput.config.Connection.kafka(null, cluster.bootstrapServers());
-            final var registry = dev.goodput.config.Connection.registry(cluster.registryUrl());
-            final var runs = TopicSnapshot.read(client, Topics.RUNS.name(), new AvroDeserializer<>(registry, dev.goodput.avro.RunSummary.class))
+            final Properties client = Connection.kafka(null, cluster.bootstrapServers());
+            final var registry = Connection.registry(cluster.registryUrl());
+            final var runs = TopicSnapshot.read(client, Topics.RUNS.name(), new AvroDeserializer<>(registry, RunSummary.class))
                     .stream().filter(r -> r.getRunId().equals(runId)).toList();
             final String contractId = runs.get(0).getContractId();
             final long from = runs.stream().mapToLong(r -> r.getStartedUs().toEpochMilli() * 1000).min().orElseThrow();
@@ -154,7 +159,7 @@ class ReportIT {
                 // quality and failures, summed over the scenario's windows
                 long ok = 0;
                 long qualityPass = 0;
-                final Map<String, Long> failures = new java.util.TreeMap<>();
+                final Map<String, Long> failures = new TreeMap<>();
                 for (WindowStats w : windows.values()) {
                     if (w.getScenarioId().equals(s)) {
                         ok += w.getRequestsOk();
@@ -259,7 +264,7 @@ class ReportIT {
     }
 
     private static double good(Path bundle) throws IOException {
-        final var tree = new com.fasterxml.jackson.databind.ObjectMapper().readTree(bundle.resolve("summary.json").toFile());
+        final var tree = new ObjectMapper().readTree(bundle.resolve("summary.json").toFile());
         return tree.path("total").path("good_fraction").asDouble();
     }
 
@@ -324,8 +329,8 @@ class ReportIT {
         return n;
     }
 
-    private static byte[] bytes(java.nio.ByteBuffer b) {
-        final java.nio.ByteBuffer d = b.duplicate();
+    private static byte[] bytes(ByteBuffer b) {
+        final ByteBuffer d = b.duplicate();
         final byte[] out = new byte[d.remaining()];
         d.get(out);
         return out;

@@ -21,6 +21,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.HashMap;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.common.config.ConfigResource;
 
 /**
  * Every command against a broker reached only through a SASL_PLAINTEXT listener, its credentials in
@@ -73,8 +76,8 @@ class SaslIT {
             assertThat(endOffsets(Topics.REQUESTS.name())).as("request events").isPositive();
             try (Admin admin = Admin.create(client())) {
                 // the raw topics a command created carry the broker's append time, which the streams-app judges skew by
-                final var res = new org.apache.kafka.common.config.ConfigResource(
-                        org.apache.kafka.common.config.ConfigResource.Type.TOPIC, Topics.REQUESTS.name());
+                final var res = new ConfigResource(
+                        ConfigResource.Type.TOPIC, Topics.REQUESTS.name());
                 assertThat(admin.describeConfigs(List.of(res)).all().get().get(res).get("message.timestamp.type").value())
                         .isEqualTo("LogAppendTime");
             }
@@ -124,7 +127,7 @@ class SaslIT {
     private static long endOffsets(String topic) throws Exception {
         try (Admin admin = Admin.create(client())) {
             final var d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
-            final Map<TopicPartition, OffsetSpec> specs = new java.util.HashMap<>();
+            final Map<TopicPartition, OffsetSpec> specs = new HashMap<>();
             d.partitions().forEach(p -> specs.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
             return admin.listOffsets(specs).all().get().values().stream().mapToLong(o -> o.offset()).sum();
         }
@@ -148,7 +151,7 @@ class SaslIT {
         while (System.nanoTime() < deadline) {
             try {
                 n = count.get();
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 n = 0; // the topic or group may not exist yet
             }
             if (n > 0) {

@@ -9,6 +9,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.net.InetAddress;
+import java.util.Set;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 
 
 /**
@@ -62,20 +67,20 @@ public final class ClientConfig {
      * that the producer reaches is reached by the topic creation too. Settings for other clients stay out.
      */
     public static Properties forAdmin(Properties client) {
-        return only(client, org.apache.kafka.clients.admin.AdminClientConfig.configNames());
+        return only(client, AdminClientConfig.configNames());
     }
 
     /** The same for a consumer of a command's own (a reader of result topics, a replay's catch-up check). */
     public static Properties forConsumer(Properties client) {
-        return only(client, org.apache.kafka.clients.consumer.ConsumerConfig.configNames());
+        return only(client, ConsumerConfig.configNames());
     }
 
     /** The same for a producer of a command's own (prices, a registry's schema log). */
     public static Properties forProducer(Properties client) {
-        return only(client, org.apache.kafka.clients.producer.ProducerConfig.configNames());
+        return only(client, ProducerConfig.configNames());
     }
 
-    private static Properties only(Properties client, java.util.Set<String> names) {
+    private static Properties only(Properties client, Set<String> names) {
         final Properties p = new Properties();
         client.forEach((k, v) -> {
             if (names.contains(String.valueOf(k))) {
@@ -92,11 +97,11 @@ public final class ClientConfig {
      * (45 s by default) before any task moved. The price: an instance that never comes back keeps
      * its tasks until that session times out.
      */
-    public static String staticMemberId(String applicationId, java.nio.file.Path stateDir) {
+    public static String staticMemberId(String applicationId, Path stateDir) {
         String host;
         try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
+            host = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
             host = "localhost";
         }
         // Kafka takes only ASCII letters, digits, '.', '_' and '-' in an instance id

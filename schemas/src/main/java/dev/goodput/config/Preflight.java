@@ -7,6 +7,16 @@ import dev.goodput.registry.RegistryException;
 import dev.goodput.registry.SchemaRegistryClient;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.errors.AuthenticationException;
 
 /** Start-up checks that turn an unreachable broker or registry into one line naming the address. */
 public final class Preflight {
@@ -30,8 +40,8 @@ public final class Preflight {
         }
         try (Admin admin = Admin.create(p)) {
             admin.describeCluster().nodes().get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.AuthenticationException a) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AuthenticationException a) {
                 throw new Unreachable("Kafka at " + bootstrap + " refused the credentials: " + a.getMessage()
                         + " (check security.protocol, sasl.mechanism and sasl.jaas.config in the client properties)");
             }
@@ -40,7 +50,7 @@ public final class Preflight {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Unreachable("interrupted while waiting for Kafka at " + bootstrap);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new Unreachable("Kafka at " + bootstrap + " did not answer within " + timeoutMs + " ms (check "
                     + "--bootstrap-server; a listener that needs SASL or SSL does not answer a client whose "
                     + "security.protocol is " + p.getProperty("security.protocol", "PLAINTEXT") + ")");
@@ -52,7 +62,7 @@ public final class Preflight {
      * the connection, or no host name resolves); null when one accepts a connection or may still.
      */
     static String refusal(String bootstrap) {
-        final java.util.List<String> reasons = new java.util.ArrayList<>();
+        final List<String> reasons = new ArrayList<>();
         for (String hostPort : bootstrap.split(",")) {
             final String a = hostPort.trim();
             final int colon = a.lastIndexOf(':');
@@ -66,14 +76,14 @@ public final class Preflight {
             } catch (NumberFormatException e) {
                 return null;
             }
-            try (java.net.Socket s = new java.net.Socket()) {
-                s.connect(new java.net.InetSocketAddress(host, port), 3_000);
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(host, port), 3_000);
                 return null;
-            } catch (java.net.UnknownHostException e) {
+            } catch (UnknownHostException e) {
                 reasons.add(a + " is not a known host");
-            } catch (java.net.ConnectException e) {
+            } catch (ConnectException e) {
                 reasons.add(a + " refused the connection (nothing listens there)");
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return null;
             }
         }

@@ -9,6 +9,8 @@ import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.apache.kafka.streams.StreamsConfig;
+import dev.goodput.topics.Topics;
 
 /**
  * Kafka Streams' processing exception handler (KIP-1033) for the streams-app: an error that one
@@ -24,11 +26,11 @@ public final class DeadLetterHandler implements ProcessingExceptionHandler {
     public static final String REASON = "processing_error";
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetterHandler.class);
 
-    private String dlqTopic = dev.goodput.topics.Topics.DLQ.name();
+    private String dlqTopic = Topics.DLQ.name();
 
     /** The Kafka Streams properties that install this handler, writing to {@code dlqTopic}. */
     public static Map<String, String> properties(String dlqTopic) {
-        return Map.of(org.apache.kafka.streams.StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+        return Map.of(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
                 DeadLetterHandler.class.getName(), DLQ_TOPIC_CONFIG, dlqTopic,
                 // no global stores in Goodput's apps; said so that Kafka Streams does not warn at every start
                 "processing.exception.handler.global.enabled", "true");

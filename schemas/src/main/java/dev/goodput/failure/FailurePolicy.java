@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * What a Kafka Streams app of Goodput's does with an error that escapes record handling (one
@@ -42,14 +43,14 @@ public final class FailurePolicy implements StreamsUncaughtExceptionHandler {
     }
 
     /** Makes this the app's uncaught exception handler and lets it see the app's states; call before start. */
-    public void install(org.apache.kafka.streams.KafkaStreams streams) {
+    public void install(KafkaStreams streams) {
         streams.setUncaughtExceptionHandler(this);
         streams.setStateListener((now, before) -> onState(now));
     }
 
     /** Wire to the app's state listener: the app reached RUNNING at least once. */
-    public void onState(org.apache.kafka.streams.KafkaStreams.State newState) {
-        if (newState == org.apache.kafka.streams.KafkaStreams.State.RUNNING) {
+    public void onState(KafkaStreams.State newState) {
+        if (newState == KafkaStreams.State.RUNNING) {
             ran = true;
         }
     }

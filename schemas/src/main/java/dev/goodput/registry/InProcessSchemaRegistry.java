@@ -22,6 +22,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import java.util.Properties;
 
 /**
  * A Confluent-compatible schema registry served over HTTP on loopback from inside this JVM, for the
@@ -85,13 +87,13 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
 
     /** A registry whose schemas live in the compacted Kafka topic {@code schemasTopic}. */
     public static InProcessSchemaRegistry onKafka(String bootstrapServers, String schemasTopic, int port) {
-        final java.util.Properties client = new java.util.Properties();
+        final Properties client = new Properties();
         client.put("bootstrap.servers", bootstrapServers);
         return onKafka(client, schemasTopic, port);
     }
 
     /** The same on a cluster reached with these client properties (a secured cluster's). */
-    public static InProcessSchemaRegistry onKafka(java.util.Properties client, String schemasTopic, int port) {
+    public static InProcessSchemaRegistry onKafka(Properties client, String schemasTopic, int port) {
         return new InProcessSchemaRegistry(new KafkaSchemaLog(client, schemasTopic), port);
     }
 
@@ -222,7 +224,7 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
                 throw new BadRequest(400, 400, "HTTP 400 Bad Request: the body must be a JSON object");
             }
             return n;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new BadRequest(400, 400, "HTTP 400 Bad Request: unparseable JSON body");
         }
     }

@@ -28,6 +28,8 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import dev.goodput.config.ClientConfig;
+import java.io.IOException;
 
 /**
  * Keeps the registry in a compacted, single-partition Kafka topic ({@code _schemas} by default),
@@ -50,14 +52,14 @@ final class KafkaSchemaLog implements SchemaLog {
         this.bootstrap = client.getProperty(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG);
         this.topic = topic;
         ensureTopic();
-        final Properties p = dev.goodput.config.ClientConfig.forProducer(client);
+        final Properties p = ClientConfig.forProducer(client);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     private void ensureTopic() {
-        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
+        try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
             admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
                     .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
                     .all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
@@ -76,7 +78,7 @@ final class KafkaSchemaLog implements SchemaLog {
 
     @Override
     public void replay(Consumer<RegistryState.Version> schemas, BiConsumer<String, String> configs) {
-        final Properties p = dev.goodput.config.ClientConfig.forConsumer(client);
+        final Properties p = ClientConfig.forConsumer(client);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         final TopicPartition tp = new TopicPartition(topic, 0);
         try (KafkaConsumer<byte[], byte[]> consumer =
@@ -113,7 +115,7 @@ final class KafkaSchemaLog implements SchemaLog {
                     // other key types (NOOP, MODE, DELETE_SUBJECT) carry nothing this registry uses
                 }
             }
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("unreadable registry record at offset " + r.offset() + " of " + r.topic(), e);
         }
     }

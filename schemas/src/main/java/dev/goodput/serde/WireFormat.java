@@ -1,6 +1,7 @@
 package dev.goodput.serde;
 
 import java.nio.ByteBuffer;
+import java.util.Locale;
 
 /**
  * Confluent's wire format: magic byte 0, the writer schema's registry id as a 4-byte big-endian
@@ -27,7 +28,7 @@ public final class WireFormat {
         }
         if (data[0] != MAGIC_BYTE) {
             throw new WireFormatException(WireFormatException.Reason.BAD_MAGIC, topic,
-                    String.format(java.util.Locale.ROOT, "unknown magic byte 0x%02x (expected 0x00)", data[0]), null);
+                    String.format(Locale.ROOT, "unknown magic byte 0x%02x (expected 0x00)", data[0]), null);
         }
         return ByteBuffer.wrap(data, 1, 4).getInt();
     }

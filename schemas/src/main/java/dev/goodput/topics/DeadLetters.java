@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
+import java.util.Arrays;
 
 /**
  * Records for the dead-letter topic: the original key and value bytes, untouched, plus headers that
@@ -48,7 +49,7 @@ public final class DeadLetters {
                                                         byte[] key, byte[] value) {
         final Headers h = headers(stage, reason, message, sourceTopic, partition, offset);
         return new ProducerRecord<>(dlqTopic, null, null, key == null || key.length <= MAX_VALUE_BYTES ? key
-                : java.util.Arrays.copyOf(key, MAX_VALUE_BYTES), bounded(value, h), h);
+                : Arrays.copyOf(key, MAX_VALUE_BYTES), bounded(value, h), h);
     }
 
     /**
@@ -60,7 +61,7 @@ public final class DeadLetters {
             return value;
         }
         headers.add(TRUNCATED_FROM, utf8(Integer.toString(value.length)));
-        return java.util.Arrays.copyOf(value, MAX_VALUE_BYTES);
+        return Arrays.copyOf(value, MAX_VALUE_BYTES);
     }
 
     /** The text of a header, or null. */

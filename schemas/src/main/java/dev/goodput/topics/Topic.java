@@ -3,6 +3,7 @@ package dev.goodput.topics;
 import java.util.Map;
 
 import org.apache.kafka.clients.admin.NewTopic;
+import java.util.HashMap;
 
 /**
  * A topic name paired with the type of its values and how it is created. Keys are strings (the
@@ -27,9 +28,9 @@ public record Topic<V>(String name, Class<V> valueType, int partitions, Map<Stri
 
     /** The same topic with one setting changed (tests that write a recorded log stamp its times themselves). */
     public Topic<V> withConfig(String key, String value) {
-        final java.util.Map<String, String> c = new java.util.HashMap<>(configs);
+        final Map<String, String> c = new HashMap<>(configs);
         c.put(key, value);
-        return new Topic<>(name, valueType, partitions, java.util.Map.copyOf(c));
+        return new Topic<>(name, valueType, partitions, Map.copyOf(c));
     }
 
     public NewTopic newTopic(short replicationFactor) {

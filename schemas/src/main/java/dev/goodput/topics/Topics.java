@@ -18,6 +18,11 @@ import dev.goodput.avro.WindowStats;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Utils;
 
 /** The pipeline's topics, in one place. Names are the defaults the README lists. */
 public final class Topics {
@@ -79,8 +84,8 @@ public final class Topics {
     public static int windowStatsPartition(String windowKey, int partitions) {
         final int last = windowKey.lastIndexOf('|');
         final String scenario = last < 0 ? windowKey : windowKey.substring(0, last);
-        return org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
-                scenario.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % partitions;
+        return Utils.toPositive(Utils.murmur2(
+                scenario.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
     /**
@@ -98,7 +103,7 @@ public final class Topics {
                     return;
                 }
             } catch (ExecutionException e) {
-                if (!(e.getCause() instanceof org.apache.kafka.common.errors.RetriableException)) {
+                if (!(e.getCause() instanceof RetriableException)) {
                     throw new IllegalStateException("cannot describe topics " + names + ": " + e.getCause().getMessage(), e.getCause());
                 }
                 last = e.getCause();
@@ -119,14 +124,14 @@ public final class Topics {
             final Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
             final List<NewTopic> missing = topics.stream().filter(t -> !existing.contains(t.name()))
                     .map(t -> t.newTopic(replicationFactor)).toList();
-            final Set<String> created = new java.util.HashSet<>();
+            final Set<String> created = new HashSet<>();
             for (var e : admin.createTopics(missing).values().entrySet()) {
                 try {
                     e.getValue().get(30, TimeUnit.SECONDS);
                     created.add(e.getKey());
                 } catch (ExecutionException ex) {
                     // another process created it between the listing and now: it exists, which is what we want
-                    if (!(ex.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                    if (!(ex.getCause() instanceof TopicExistsException)) {
                         throw ex;
                     }
                 }

@@ -16,6 +16,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.kafka.EmbeddedKafka;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
+import com.sun.net.httpserver.HttpExchange;
 
 class SchemaRegistryClientTest {
 
@@ -104,7 +105,7 @@ class SchemaRegistryClientTest {
                 .hasMessageContaining(url).hasMessageContaining("unreachable");
     }
 
-    private static void reply(com.sun.net.httpserver.HttpExchange ex, int status, String body) throws IOException {
+    private static void reply(HttpExchange ex, int status, String body) throws IOException {
         final byte[] b = body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", SchemaRegistryClient.CONTENT_TYPE);
         ex.sendResponseHeaders(status, b.length);

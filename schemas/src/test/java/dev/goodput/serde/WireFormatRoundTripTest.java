@@ -16,6 +16,13 @@ import org.apache.avro.specific.SpecificRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.EncoderFactory;
+import org.apache.avro.specific.SpecificDatumWriter;
 
 /** Every schema round-trips through the registry's HTTP API and the wire-format serde; bad bytes are typed errors. */
 class WireFormatRoundTripTest {
@@ -65,20 +72,20 @@ class WireFormatRoundTripTest {
                         .map(f -> new Schema.Field(f, f.schema())).toList());
         assertThat(old.getField("warmup")).isNull();
         final int oldId = client.register("evolve-value", old);
-        final org.apache.avro.generic.GenericRecord r = new org.apache.avro.generic.GenericData.Record(old);
+        final GenericRecord r = new GenericData.Record(old);
         final TokenEvent t = SampleRecords.token();
         for (Schema.Field f : old.getFields()) {
             r.put(f.name(), t.get(f.name()));
         }
-        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final byte[] header = new byte[WireFormat.HEADER_SIZE];
         WireFormat.writeHeader(header, oldId);
         out.writeBytes(header);
         try {
-            final org.apache.avro.io.BinaryEncoder enc = org.apache.avro.io.EncoderFactory.get().binaryEncoder(out, null);
-            new org.apache.avro.specific.SpecificDatumWriter<>(old).write(r, enc);
+            final BinaryEncoder enc = EncoderFactory.get().binaryEncoder(out, null);
+            new SpecificDatumWriter<>(old).write(r, enc);
             enc.flush();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new AssertionError(e);
         }
         final TokenEvent back = new AvroDeserializer<>(client, TokenEvent.class).deserialize("evolve", out.toByteArray());

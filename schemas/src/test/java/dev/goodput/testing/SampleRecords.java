@@ -16,6 +16,7 @@ import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import org.apache.avro.specific.SpecificRecord;
+import java.nio.ByteBuffer;
 
 /** One filled-in record of every schema, every optional field set, for round-trip tests. */
 public final class SampleRecords {
@@ -56,7 +57,7 @@ public final class SampleRecords {
     public static LatencySummary summary(long p50) {
         return LatencySummary.newBuilder().setCount(10).setP50Us(p50).setP90Us(p50 * 2).setP95Us(p50 * 3)
                 .setP99Us(p50 * 4).setP999Us(p50 * 5).setMaxUs(p50 * 6).setMeanUs(p50 * 1.5)
-                .setHistogram(java.nio.ByteBuffer.wrap(new byte[] {1, 2, 3})).build();
+                .setHistogram(ByteBuffer.wrap(new byte[] {1, 2, 3})).build();
     }
 
     public static WindowStats windowStats() {

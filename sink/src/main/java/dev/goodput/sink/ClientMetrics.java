@@ -10,6 +10,14 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.HdrHistogram.HistogramIterationValue;
+import dev.goodput.records.LatencySummaries;
+import io.opentelemetry.api.metrics.Meter;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.Locale;
 
 /**
  * Per-request measurements as the OpenTelemetry GenAI semantic conventions name client-side
@@ -108,7 +116,7 @@ public final class ClientMetrics {
     }
 
     /** Also records into an OpenTelemetry meter (exported over OTLP). */
-    public ClientMetrics alsoTo(io.opentelemetry.api.metrics.Meter meter) {
+    public ClientMetrics alsoTo(Meter meter) {
         recorders.add(new OtlpExport.OtelRecorder(meter));
         return this;
     }
@@ -147,7 +155,7 @@ public final class ClientMetrics {
         if (ok) {
             observe(Instrument.TOKEN_USAGE, append(a, "output"), v.getOutputTokens());
         }
-        final String status = v.getStatus().name().toLowerCase(java.util.Locale.ROOT);
+        final String status = v.getStatus().name().toLowerCase(Locale.ROOT);
         add(Instrument.REQUESTS, append(a, status, ok ? "" : v.getErrorClass() == null ? status : v.getErrorClass()), 1);
         add(Instrument.VERDICTS, append(a, v.getGood() ? "good" : "not_good"), 1);
         for (CharSequence o : v.getFailedObjectives()) {
@@ -162,7 +170,7 @@ public final class ClientMetrics {
         }
         final String[] a = attributes(w.getContractId(), w.getScenarioId(), null, null);
         if (w.getItl().getCount() > 0) {
-            final org.HdrHistogram.Histogram h = dev.goodput.records.LatencySummaries.histogram(w.getItl());
+            final org.HdrHistogram.Histogram h = LatencySummaries.histogram(w.getItl());
             for (HistogramIterationValue v : h.recordedValues()) {
                 final double s = v.getValueIteratedTo() / 1e6;
                 for (long i = 0; i < v.getCountAtValueIteratedTo(); i++) {
@@ -202,28 +210,28 @@ public final class ClientMetrics {
     }
 
     private static String[] append(String[] a, String... more) {
-        final String[] all = java.util.Arrays.copyOf(a, a.length + more.length);
+        final String[] all = Arrays.copyOf(a, a.length + more.length);
         System.arraycopy(more, 0, all, a.length, more.length);
         return all;
     }
 
     /** The instruments in a Prometheus registry. */
     static final class PrometheusRecorder implements Recorder {
-        private final Map<Instrument, io.prometheus.metrics.core.metrics.Histogram> histograms = new java.util.EnumMap<>(Instrument.class);
-        private final Map<Instrument, io.prometheus.metrics.core.metrics.Counter> counters = new java.util.EnumMap<>(Instrument.class);
+        private final Map<Instrument, Histogram> histograms = new EnumMap<>(Instrument.class);
+        private final Map<Instrument, Counter> counters = new EnumMap<>(Instrument.class);
 
         PrometheusRecorder(PrometheusRegistry registry) {
             for (Instrument i : Instrument.values()) {
                 final String[] labels = i.attributes.stream().map(Instrument::label).toArray(String[]::new);
                 if (i.histogram) {
-                    final var b = io.prometheus.metrics.core.metrics.Histogram.builder().name(i.prometheusName()).help(i.help)
+                    final var b = Histogram.builder().name(i.prometheusName()).help(i.help)
                             .classicUpperBounds(i.buckets).classicOnly().labelNames(labels);
                     if ("s".equals(i.unit)) {
-                        b.unit(io.prometheus.metrics.model.snapshots.Unit.SECONDS);
+                        b.unit(Unit.SECONDS);
                     }
                     histograms.put(i, b.register(registry));
                 } else {
-                    counters.put(i, io.prometheus.metrics.core.metrics.Counter.builder().name(i.prometheusName()).help(i.help)
+                    counters.put(i, Counter.builder().name(i.prometheusName()).help(i.help)
                             .labelNames(labels).register(registry));
                 }
             }

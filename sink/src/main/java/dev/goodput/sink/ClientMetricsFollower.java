@@ -11,6 +11,13 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.serde.AvroDeserializer;
+import java.util.Collection;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * Feeds {@link ClientMetrics}: every committed verdict once and every final window once, from
@@ -21,31 +28,31 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 final class ClientMetricsFollower implements AutoCloseable {
 
     private final PollLoop loop;
-    private final java.util.concurrent.CountDownLatch ready = new java.util.concurrent.CountDownLatch(1);
+    private final CountDownLatch ready = new CountDownLatch(1);
 
     /** Waits until the follower has its partitions and knows where it reads from; false on timeout. */
     boolean awaitReady(Duration timeout) throws InterruptedException {
-        return ready.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        return ready.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     ClientMetricsFollower(Properties client, SchemaRegistryClient registry, String verdictTopic, String windowTopic,
                           String group, ClientMetrics metrics) {
         final Properties p = new Properties();
-        p.putAll(dev.goodput.config.ClientConfig.forConsumer(client));
+        p.putAll(ClientConfig.forConsumer(client));
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
         final KafkaConsumer<String, byte[]> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new ByteArrayDeserializer());
-        final var verdicts = new dev.goodput.serde.AvroDeserializer<>(registry, RequestVerdict.class);
-        final var windows = new dev.goodput.serde.AvroDeserializer<>(registry, WindowStats.class);
-        consumer.subscribe(List.of(verdictTopic, windowTopic), new org.apache.kafka.clients.consumer.ConsumerRebalanceListener() {
+        final var verdicts = new AvroDeserializer<>(registry, RequestVerdict.class);
+        final var windows = new AvroDeserializer<>(registry, WindowStats.class);
+        consumer.subscribe(List.of(verdictTopic, windowTopic), new ConsumerRebalanceListener() {
             @Override
-            public void onPartitionsRevoked(java.util.Collection<org.apache.kafka.common.TopicPartition> parts) {
+            public void onPartitionsRevoked(Collection<TopicPartition> parts) {
             }
 
             @Override
-            public void onPartitionsAssigned(java.util.Collection<org.apache.kafka.common.TopicPartition> parts) {
+            public void onPartitionsAssigned(Collection<TopicPartition> parts) {
                 // resolve where reading starts now, so every record published after this is counted
                 parts.forEach(consumer::position);
                 ready.countDown();

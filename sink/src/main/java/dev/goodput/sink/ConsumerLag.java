@@ -12,6 +12,9 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import io.prometheus.metrics.core.metrics.Gauge;
+import dev.goodput.config.ClientConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * How far behind the streams-app and the sink are: for each consumer group, the records between its
@@ -20,7 +23,7 @@ import io.prometheus.metrics.core.metrics.Gauge;
  */
 final class ConsumerLag implements AutoCloseable {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ConsumerLag.class);
+    private static final Logger LOG = LoggerFactory.getLogger(ConsumerLag.class);
 
     private final Admin admin;
     private final List<String> groups;
@@ -29,7 +32,7 @@ final class ConsumerLag implements AutoCloseable {
     private volatile boolean running = true;
 
     ConsumerLag(Properties client, List<String> groups, Gauge lag, Duration every) {
-        this.admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client));
+        this.admin = Admin.create(ClientConfig.forAdmin(client));
         this.groups = List.copyOf(groups);
         this.lag = lag;
         this.thread = new Thread(() -> {

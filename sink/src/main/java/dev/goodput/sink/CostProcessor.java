@@ -22,6 +22,7 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
+import java.io.ByteArrayInputStream;
 
 /**
  * Prices final window stats with the GPU price version in force at the window's event time (a
@@ -154,7 +155,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
         if (b == null) {
             return v;
         }
-        try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(b))) {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
             final int n = in.readInt();
             for (int i = 0; i < n; i++) {
                 final long at = in.readLong();
@@ -253,7 +254,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
             if (b == null) {
                 return all;
             }
-            try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(b))) {
+            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
                 final int n = in.readInt();
                 for (int i = 0; i < n; i++) {
                     final Summary s = new Summary();

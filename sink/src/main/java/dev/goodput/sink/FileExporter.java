@@ -16,6 +16,13 @@ import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.HashSet;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * Appends every final window record and every cost record (committed only) to JSON-lines and CSV
@@ -32,9 +39,9 @@ public final class FileExporter implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ResultsFollower follower;
-    private final java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong seen = new AtomicLong();
 
-    public FileExporter(java.util.Properties client, SchemaRegistryClient registry, String windowTopic, String costTopic, Path dir) {
+    public FileExporter(Properties client, SchemaRegistryClient registry, String windowTopic, String costTopic, Path dir) {
         try {
             Files.createDirectories(dir);
         } catch (IOException e) {
@@ -148,11 +155,11 @@ public final class FileExporter implements AutoCloseable {
     private static final class Sink {
         private final BufferedWriter jsonl;
         private final BufferedWriter csv;
-        private final java.util.function.Function<Map<String, Object>, String> key;
-        private final java.util.Set<String> written = new java.util.HashSet<>();
+        private final Function<Map<String, Object>, String> key;
+        private final Set<String> written = new HashSet<>();
         private boolean header;
 
-        Sink(Path dir, String name, java.util.function.Function<Map<String, Object>, String> key) {
+        Sink(Path dir, String name, Function<Map<String, Object>, String> key) {
             this.key = key;
             final Path jsonlPath = dir.resolve(name + ".jsonl");
             try {
@@ -187,10 +194,10 @@ public final class FileExporter implements AutoCloseable {
             if (!Files.exists(file) || Files.size(file) == 0) {
                 return;
             }
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, StandardOpenOption.READ,
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ,
                     StandardOpenOption.WRITE)) {
                 long end = ch.size();
-                final java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+                final ByteBuffer one = ByteBuffer.allocate(1);
                 while (end > 0) {
                     one.clear();
                     ch.read(one, end - 1);

@@ -8,6 +8,12 @@ import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import dev.goodput.contract.Contract;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
 
 /**
  * Serves, on a Prometheus / OpenMetrics endpoint, per-request histograms and counters named as
@@ -25,22 +31,22 @@ public final class MetricsExporter implements AutoCloseable {
     private final OtlpExport otlp;
     private final ConsumerLag lag;
 
-    public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
+    public MetricsExporter(Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
                            String host, int port) {
-        this(client, schemaRegistry, windowTopic, costTopic, null, java.util.Map.of(), "goodput-sink", host, port, null,
-                GoodputMetrics.DEFAULT_STALE_AFTER, java.util.List.of());
+        this(client, schemaRegistry, windowTopic, costTopic, null, Map.of(), "goodput-sink", host, port, null,
+                GoodputMetrics.DEFAULT_STALE_AFTER, List.of());
     }
 
     /**
      * With {@code verdictTopic}, also the per-request histograms and counters ({@link ClientMetrics}),
      * labelled with each contract's model and runtime, fed under the group {@code group}-client-metrics.
      */
-    public MetricsExporter(java.util.Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
-                           String verdictTopic, java.util.Map<String, dev.goodput.contract.Contract> contracts, String group,
-                           String host, int port, OtlpExport otlp, java.time.Duration staleAfter, java.util.List<String> lagGroups) {
+    public MetricsExporter(Properties client, SchemaRegistryClient schemaRegistry, String windowTopic, String costTopic,
+                           String verdictTopic, Map<String, Contract> contracts, String group,
+                           String host, int port, OtlpExport otlp, Duration staleAfter, List<String> lagGroups) {
         this.metrics = new GoodputMetrics(staleAfter);
-        this.lag = lagGroups.isEmpty() ? null : new ConsumerLag(client, lagGroups, metrics.consumerLag(), java.time.Duration.ofSeconds(5));
-        io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(metrics.registry());
+        this.lag = lagGroups.isEmpty() ? null : new ConsumerLag(client, lagGroups, metrics.consumerLag(), Duration.ofSeconds(5));
+        JvmMetrics.builder().register(metrics.registry());
         final ClientMetrics perRequest = new ClientMetrics(metrics.registry(), contracts);
         this.otlp = otlp;
         if (otlp != null) {
@@ -74,7 +80,7 @@ public final class MetricsExporter implements AutoCloseable {
     }
 
     /** Waits until the per-request metrics read the verdicts (any published after this are counted); false on timeout. */
-    public boolean awaitClientMetricsReady(java.time.Duration timeout) throws InterruptedException {
+    public boolean awaitClientMetricsReady(Duration timeout) throws InterruptedException {
         return clientFollower != null && clientFollower.awaitReady(timeout);
     }
 

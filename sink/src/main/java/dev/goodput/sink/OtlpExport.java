@@ -15,6 +15,11 @@ import io.opentelemetry.exporter.otlp.http.metrics.OtlpHttpMetricExporter;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
 import io.opentelemetry.sdk.metrics.export.PeriodicMetricReader;
 import io.opentelemetry.sdk.resources.Resource;
+import dev.goodput.config.ConfigException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The per-request instruments of {@link ClientMetrics} pushed over OTLP (HTTP/protobuf) with the
@@ -82,10 +87,10 @@ public final class OtlpExport implements AutoCloseable {
         for (String kv : s.split(",")) {
             final int eq = kv.indexOf('=');
             if (eq <= 0) {
-                throw new dev.goodput.config.ConfigException("environment variable", name, java.util.List.of("'" + kv.trim() + "' is not key=value (write k1=v1,k2=v2)"));
+                throw new ConfigException("environment variable", name, List.of("'" + kv.trim() + "' is not key=value (write k1=v1,k2=v2)"));
             }
-            out.put(kv.substring(0, eq).trim(), java.net.URLDecoder.decode(kv.substring(eq + 1).trim(),
-                    java.nio.charset.StandardCharsets.UTF_8));
+            out.put(kv.substring(0, eq).trim(), URLDecoder.decode(kv.substring(eq + 1).trim(),
+                    StandardCharsets.UTF_8));
         }
         return out;
     }
@@ -100,7 +105,7 @@ public final class OtlpExport implements AutoCloseable {
 
     /** Exports what has been recorded now (tests, and a clean stop). */
     public void flush() {
-        provider.forceFlush().join(10, java.util.concurrent.TimeUnit.SECONDS);
+        provider.forceFlush().join(10, TimeUnit.SECONDS);
     }
 
     @Override
@@ -118,7 +123,7 @@ public final class OtlpExport implements AutoCloseable {
             for (ClientMetrics.Instrument i : ClientMetrics.Instrument.values()) {
                 if (i.histogram) {
                     histograms.put(i, meter.histogramBuilder(i.otelName).setUnit(i.unit).setDescription(i.help)
-                            .setExplicitBucketBoundariesAdvice(java.util.Arrays.stream(i.buckets).boxed().toList()).build());
+                            .setExplicitBucketBoundariesAdvice(Arrays.stream(i.buckets).boxed().toList()).build());
                 } else {
                     counters.put(i, meter.counterBuilder(i.otelName).setUnit(i.unit).setDescription(i.help).build());
                 }

@@ -7,6 +7,7 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import java.util.Locale;
 
 /**
  * Checks each price record where it is read from gpu.prices, before it is copied to every cost
@@ -38,7 +39,7 @@ final class PriceGate implements Processor<String, byte[], String, Object> {
         try {
             p = prices.deserialize(pricesTopic, record.value());
         } catch (WireFormatException e) {
-            dead(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
+            dead(record, e.reason().name().toLowerCase(Locale.ROOT), e.getMessage());
             return;
         }
         if (p == null) {

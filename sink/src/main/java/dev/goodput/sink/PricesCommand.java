@@ -13,6 +13,9 @@ import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Connection;
+import picocli.CommandLine;
 
 /** {@code goodput prices}: publishes a price file to the compacted gpu.prices topic, each version with its date. */
 @Command(name = "prices", mixinStandardHelpOptions = true, description = "Publish dated GPU prices (config/prices.yaml) to gpu.prices.")
@@ -21,8 +24,8 @@ public final class PricesCommand implements Callable<Integer> {
     @Option(names = "--file", defaultValue = "config/prices.yaml", description = "Price file (default: ${DEFAULT-VALUE}).")
     Path file;
 
-    @picocli.CommandLine.Mixin
-    dev.goodput.config.Connection connection;
+    @CommandLine.Mixin
+    Connection connection;
 
 
     @Option(names = "--producer.config", description = "Kafka producer properties file.")
@@ -33,7 +36,7 @@ public final class PricesCommand implements Callable<Integer> {
         final List<GpuPrice> prices = PricesFile.load(file);
         final Properties client = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = connection.registry();
-        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
+        try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES), (short) 1);
         }
         SinkCommand.publish(client, registry, Topics.PRICES.name(), prices);

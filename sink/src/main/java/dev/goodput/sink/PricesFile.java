@@ -15,6 +15,9 @@ import dev.goodput.metrics.CostFormulas;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import dev.goodput.config.Yamls;
+import java.util.Date;
+import java.util.HashMap;
 
 /** Reads {@code config/prices.yaml}; every problem is reported with its entry and field. */
 public final class PricesFile {
@@ -31,7 +34,7 @@ public final class PricesFile {
     }
 
     public static List<GpuPrice> load(Path file) {
-        final Object tree = dev.goodput.config.Yamls.load(file, KIND);
+        final Object tree = Yamls.load(file, KIND);
         if (!(tree instanceof Map<?, ?> m) || !(m.get("prices") instanceof List<?> list)) {
             throw new ConfigException(KIND, file.toString(), List.of("prices: expected a list of price entries"));
         }
@@ -63,7 +66,7 @@ public final class PricesFile {
             }
         }
         // two versions of one price from one date: which applies would depend on the order they were read
-        final java.util.Map<String, Integer> seen = new java.util.HashMap<>();
+        final Map<String, Integer> seen = new HashMap<>();
         for (int i = 0; i < out.size(); i++) {
             final String key = out.get(i).getPriceKey() + " from " + out.get(i).getEffectiveFromUs();
             final Integer first = seen.putIfAbsent(key, i);
@@ -99,7 +102,7 @@ public final class PricesFile {
     private static Instant instant(Map<?, ?> e, String at) {
         final Object v = e.get("effective_from");
         try {
-            return v instanceof java.util.Date d ? d.toInstant() : Instant.parse(String.valueOf(v));
+            return v instanceof Date d ? d.toInstant() : Instant.parse(String.valueOf(v));
         } catch (DateTimeParseException ex) {
             throw new IllegalArgumentException(at + ".effective_from: expected an ISO-8601 instant like 2026-01-01T00:00:00Z");
         }

@@ -23,6 +23,17 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Connection;
+import dev.goodput.config.Durations;
+import dev.goodput.failure.ConnectionWatch;
+import dev.goodput.failure.DeadLetterHandler;
+import dev.goodput.failure.FailurePolicy;
+import dev.goodput.failure.Lifecycle;
+import java.time.Duration;
+import java.util.stream.Stream;
+import org.apache.kafka.streams.CloseOptions;
+import picocli.CommandLine;
 
 /**
  * {@code goodput sink}: prices final windows (llm.window-stats + gpu.prices → llm.cost) and serves
@@ -32,11 +43,11 @@ import picocli.CommandLine.Option;
         description = "Price windows with dated GPU prices (llm.cost) and serve Prometheus metrics.")
 public final class SinkCommand implements Callable<Integer> {
 
-    @picocli.CommandLine.Spec
-    picocli.CommandLine.Model.CommandSpec spec;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
 
-    @picocli.CommandLine.Mixin
-    dev.goodput.config.Connection connection;
+    @CommandLine.Mixin
+    Connection connection;
 
 
     @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
@@ -81,15 +92,15 @@ public final class SinkCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        final List<java.time.Duration> spans;
-        final java.time.Duration stale;
+        final List<Duration> spans;
+        final Duration stale;
         try {
-            spans = rolling.stream().map(r -> dev.goodput.config.Durations.positive(r, "--rolling")).toList();
-            stale = dev.goodput.config.Durations.positive(staleAfter, "--metrics-stale-after");
+            spans = rolling.stream().map(r -> Durations.positive(r, "--rolling")).toList();
+            stale = Durations.positive(staleAfter, "--metrics-stale-after");
         } catch (IllegalArgumentException e) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        final Map<String, dev.goodput.contract.Contract> loaded = ContractLoader.loadAll(contracts);
+        final Map<String, Contract> loaded = ContractLoader.loadAll(contracts);
         final Map<String, Double> peaks = SinkConfig.peaks(loaded.values());
         final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
         final Properties client = connection.kafka(streamsConfig);
@@ -99,11 +110,11 @@ public final class SinkCommand implements Callable<Integer> {
                 defaults.dlqTopic(), spans,
                 peaks);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded,
-                otlpEndpoint, stale, java.util.stream.Stream.concat(lagGroups.stream(), java.util.stream.Stream.of(applicationId))
+                otlpEndpoint, stale, Stream.concat(lagGroups.stream(), Stream.of(applicationId))
                         .distinct().toList());
         final FileExporter files = filesDir == null ? null : new FileExporter(client, registry, config.windowStatsTopic(), config.costTopic(), filesDir);
-        final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("sink", client, registry);
-        return dev.goodput.failure.Lifecycle.run("sink", running.streams(), running.failures(), "sink " + applicationId
+        final ConnectionWatch watch = new ConnectionWatch("sink", client, registry);
+        return Lifecycle.run("sink", running.streams(), running.failures(), "sink " + applicationId
                 + " running; metrics at " + running.metrics().url() + "; Ctrl-C to stop", () -> {
             watch.close();
             if (files != null) {
@@ -114,22 +125,22 @@ public final class SinkCommand implements Callable<Integer> {
     }
 
     /** A running sink: the pricing topology, its failure policy and the metrics endpoint. */
-    public record Running(KafkaStreams streams, dev.goodput.failure.FailurePolicy failures, MetricsExporter metrics)
+    public record Running(KafkaStreams streams, FailurePolicy failures, MetricsExporter metrics)
             implements AutoCloseable {
         @Override
         public void close() {
             metrics.close();
             // leaves the group, so a sink started again right away gets its tasks at once
-            streams.close(org.apache.kafka.streams.CloseOptions.groupMembershipOperation(
-                    org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
-                    .withTimeout(java.time.Duration.ofSeconds(30)));
+            streams.close(CloseOptions.groupMembershipOperation(
+                    CloseOptions.GroupMembershipOperation.LEAVE_GROUP)
+                    .withTimeout(Duration.ofSeconds(30)));
         }
     }
 
     /** Publishes the prices, then starts the topology and the metrics endpoint (the demo uses this too). */
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort) {
-        return start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, java.util.Map.of(), null,
+        return start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, Map.of(), null,
                 GoodputMetrics.DEFAULT_STALE_AFTER, List.of(applicationId));
     }
 
@@ -139,11 +150,11 @@ public final class SinkCommand implements Callable<Integer> {
      */
     public static Running start(Properties client, SchemaRegistryClient registry, SinkConfig config, List<GpuPrice> prices,
                                 String applicationId, Path stateDir, String metricsHost, int metricsPort,
-                                java.util.Map<String, dev.goodput.contract.Contract> contracts, String otlpEndpoint,
-                                java.time.Duration staleAfter, List<String> lagGroups) {
+                                Map<String, Contract> contracts, String otlpEndpoint,
+                                Duration staleAfter, List<String> lagGroups) {
         // an OTLP push when the flag or the standard environment asks for one, checked before anything starts
         final OtlpExport otlp = OtlpExport.configured(otlpEndpoint, System.getenv(), "goodput-sink");
-        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(client))) {
+        try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES.named(config.pricesTopic()),
                     Topics.WINDOW_STATS.named(config.windowStatsTopic()), Topics.COST.named(config.costTopic()),
                     Topics.DLQ.named(config.dlqTopic()), Topics.VERDICTS.named(verdictTopic(config.windowStatsTopic()))),
@@ -158,12 +169,12 @@ public final class SinkCommand implements Callable<Integer> {
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1");
         p.put("auto.offset.reset", "earliest");
         p.put(StreamsConfig.mainConsumerPrefix("group.instance.id"),
-                dev.goodput.config.ClientConfig.staticMemberId(applicationId, stateDir));
+                ClientConfig.staticMemberId(applicationId, stateDir));
         p.putAll(client);
-        dev.goodput.failure.DeadLetterHandler.properties(config.dlqTopic()).forEach(p::putIfAbsent);
+        DeadLetterHandler.properties(config.dlqTopic()).forEach(p::putIfAbsent);
         final KafkaStreams streams = new KafkaStreams(SinkTopology.build(config, new AvroSerdes(registry)), p);
-        final dev.goodput.failure.FailurePolicy failures = new dev.goodput.failure.FailurePolicy("sink",
-                dev.goodput.failure.FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
+        final FailurePolicy failures = new FailurePolicy("sink",
+                FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
         failures.install(streams);
         streams.start();
         final MetricsExporter metrics = new MetricsExporter(client, registry, config.windowStatsTopic(), config.costTopic(),
@@ -183,7 +194,7 @@ public final class SinkCommand implements Callable<Integer> {
      * A price version's key on the compacted gpu.prices topic: the price key and the version's
      * start, so that compaction keeps every version, not just the latest.
      */
-    static String versionKey(dev.goodput.avro.GpuPrice p) {
+    static String versionKey(GpuPrice p) {
         return p.getPriceKey() + "@" + p.getEffectiveFromUs();
     }
 
@@ -191,7 +202,7 @@ public final class SinkCommand implements Callable<Integer> {
         if (prices.isEmpty()) {
             return;
         }
-        final Properties p = dev.goodput.config.ClientConfig.forProducer(client);
+        final Properties p = ClientConfig.forProducer(client);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<String, GpuPrice> producer = new KafkaProducer<>(p, new StringSerializer(),
                 new AvroSerializer<>(registry, false))) {

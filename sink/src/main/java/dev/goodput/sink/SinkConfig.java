@@ -3,6 +3,9 @@ package dev.goodput.sink;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import dev.goodput.contract.Contract;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 
 /**
  * What the sink's results depend on.
@@ -14,9 +17,9 @@ public record SinkConfig(String pricesTopic, String windowStatsTopic, String cos
                          List<Duration> rollingSpans, Map<String, Double> peakTokensPerS) {
 
     /** Each contract's configured peak output tokens/s, by contract id (contracts without one are left out). */
-    public static Map<String, Double> peaks(java.util.Collection<dev.goodput.contract.Contract> contracts) {
-        final Map<String, Double> peaks = new java.util.LinkedHashMap<>();
-        for (dev.goodput.contract.Contract c : contracts) {
+    public static Map<String, Double> peaks(Collection<Contract> contracts) {
+        final Map<String, Double> peaks = new LinkedHashMap<>();
+        for (Contract c : contracts) {
             if (c.hardware().peakOutputTokensPerS() != null) {
                 peaks.put(c.id(), c.hardware().peakOutputTokensPerS());
             }

@@ -21,6 +21,13 @@ import dev.goodput.testing.SampleRecords;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Locale;
+import org.HdrHistogram.Histogram;
 
 /**
  * The metrics endpoint's families as Prometheus reads them: per-request histograms under OTel GenAI
@@ -42,7 +49,7 @@ class ClientMetricsTest {
                 .setTargetId("10.0.0.7:8000").setPromptTokens(128).setOperation("chat").setOutputTokens(64).build();
     }
 
-    private static String scrape(io.prometheus.metrics.model.registry.PrometheusRegistry r) throws Exception {
+    private static String scrape(PrometheusRegistry r) throws Exception {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         new PrometheusTextFormatWriter(false).write(out, r.scrape());
         return out.toString(StandardCharsets.UTF_8);
@@ -78,11 +85,11 @@ class ClientMetricsTest {
     void aFinalWindowsItlGapsAreAddedOnceFromItsHistogramAndItsRefusalsCounted() throws Exception {
         final GoodputMetrics gauges = new GoodputMetrics();
         final ClientMetrics m = new ClientMetrics(gauges.registry(), Map.of(CONTRACT.id(), CONTRACT));
-        final org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(3_600_000_000L, 3);
+        final Histogram h = new Histogram(3_600_000_000L, 3);
         for (int i = 0; i < 1_000; i++) {
             h.recordValue(i < 900 ? 15_000 : 90_000);
         }
-        final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+        final ByteBuffer b = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
         h.encodeIntoCompressedByteBuffer(b);
         b.flip();
         final LatencySummary itl = LatencySummary.newBuilder(SampleRecords.summary(15_000)).setCount(1_000).setHistogram(b).build();
@@ -108,7 +115,7 @@ class ClientMetricsTest {
     @Test
     void aScrapeOfEightScenariosTwoModelsAndTwoContractsStaysUnderOneMegabyte() throws Exception {
         final GoodputMetrics gauges = new GoodputMetrics();
-        final Map<String, Contract> contracts = new java.util.HashMap<>();
+        final Map<String, Contract> contracts = new HashMap<>();
         for (String model : List.of("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B")) {
             for (int k = 0; k < 2; k++) {
                 final String id = Integer.toHexString((model + k).hashCode()).repeat(8).substring(0, 64);
@@ -118,7 +125,7 @@ class ClientMetricsTest {
             }
         }
         final ClientMetrics m = new ClientMetrics(gauges.registry(), contracts);
-        io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(gauges.registry());
+        JvmMetrics.builder().register(gauges.registry());
         int n = 0;
         for (String id : contracts.keySet()) {
             for (int sc = 0; sc < 8; sc++) {
@@ -133,7 +140,7 @@ class ClientMetricsTest {
         }
         final String text = scrape(gauges.registry());
         final int bytes = text.getBytes(StandardCharsets.UTF_8).length;
-        System.out.printf(java.util.Locale.ROOT, "scrape of 8 scenarios x 2 models x 2 contracts (every status, objective and"
+        System.out.printf(Locale.ROOT, "scrape of 8 scenarios x 2 models x 2 contracts (every status, objective and"
                 + " window gauge, JVM metrics): %,d bytes, %,d lines%n", bytes, text.lines().count());
         assertThat(bytes).isLessThan(1_000_000);
         promtool(text);
@@ -142,13 +149,13 @@ class ClientMetricsTest {
     /** The value of the one sample of {@code name} that carries every label given. */
     private static String value(String text, String name, String... labels) {
         final List<String> found = text.lines().filter(l -> l.startsWith(name + "{"))
-                .filter(l -> java.util.Arrays.stream(labels).allMatch(l::contains)).toList();
+                .filter(l -> Arrays.stream(labels).allMatch(l::contains)).toList();
         assertThat(found).as(name + " with " + String.join(",", labels)).hasSize(1);
         return found.get(0).substring(found.get(0).lastIndexOf(' ') + 1);
     }
 
     private static String[] with(String[] a, String... more) {
-        final String[] all = java.util.Arrays.copyOf(a, a.length + more.length);
+        final String[] all = Arrays.copyOf(a, a.length + more.length);
         System.arraycopy(more, 0, all, a.length, more.length);
         return all;
     }

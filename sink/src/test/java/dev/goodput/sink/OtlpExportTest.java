@@ -21,6 +21,7 @@ import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.metrics.v1.Metric;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import org.junit.jupiter.api.Test;
+import org.assertj.core.api.Assertions;
 
 /**
  * The OTLP push as a collector receives it: an HTTP receiver in the test decodes each export with
@@ -120,7 +121,7 @@ class OtlpExportTest {
 
     @Test
     void aMalformedHeaderVariableIsRefusedWithItsName() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> OtlpExport.configured(null, Map.of(
+        Assertions.assertThatThrownBy(() -> OtlpExport.configured(null, Map.of(
                 "OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_HEADERS", "no-equals-sign"), "x"))
                 .hasMessageContaining("OTEL_EXPORTER_OTLP_HEADERS").hasMessageContaining("key=value");
         assertThat(OtlpExport.configured(null, Map.of(), "x")).isNull();

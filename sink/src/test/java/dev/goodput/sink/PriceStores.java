@@ -6,6 +6,10 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.goodput.topics.Topics;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
 
 /**
  * Waits for prices to reach the sink's cost tasks. A price travels gpu.prices, the price gate and a
@@ -21,24 +25,24 @@ final class PriceStores {
      * Waits until every partition's price store, on whichever instance hosts it, holds {@code versions}
      * versions of {@code priceKey} (the refused one is never stored); the bound only keeps a broken build from hanging.
      */
-    static void await(List<org.apache.kafka.streams.KafkaStreams> apps, String priceKey, int versions) throws InterruptedException {
+    static void await(List<KafkaStreams> apps, String priceKey, int versions) throws InterruptedException {
         final long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         final int partitions = Topics.WINDOW_STATS.partitions();
         int ready = 0;
         while (System.nanoTime() < deadline) {
             ready = 0;
             for (int p = 0; p < partitions; p++) {
-                for (org.apache.kafka.streams.KafkaStreams app : apps) {
+                for (KafkaStreams app : apps) {
                     try {
-                        final var store = app.store(org.apache.kafka.streams.StoreQueryParameters.fromNameAndType(
-                                CostProcessor.PRICES, org.apache.kafka.streams.state.QueryableStoreTypes.<String, byte[]>keyValueStore())
+                        final var store = app.store(StoreQueryParameters.fromNameAndType(
+                                CostProcessor.PRICES, QueryableStoreTypes.<String, byte[]>keyValueStore())
                                 .withPartition(p));
                         final byte[] held = store.get(priceKey);
                         if (held != null && CostProcessor.decodeVersions(held).size() >= versions) {
                             ready++;
                             break;
                         }
-                    } catch (org.apache.kafka.streams.errors.InvalidStateStoreException notHere) {
+                    } catch (InvalidStateStoreException notHere) {
                         // this partition is not on this instance, or not ready yet
                     }
                 }

@@ -43,6 +43,10 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RequestVerdict;
+import dev.goodput.topics.Topics;
+import java.io.IOException;
 
 /**
  * The README's worked example through the real sink topology on a real broker, then scraped by
@@ -85,13 +89,13 @@ class SinkPrometheusIT {
                 // 200 verdicts with TTFTs of 2, 4, ..., 400 ms: each one observation in the per-request histograms
                 assertThat(sink.metrics().awaitClientMetricsReady(Duration.ofSeconds(60))).isTrue();
                 final List<Long> ttfts = new ArrayList<>();
-                try (KafkaProducer<String, dev.goodput.avro.RequestVerdict> producer = new KafkaProducer<>(p, new StringSerializer(),
+                try (KafkaProducer<String, RequestVerdict> producer = new KafkaProducer<>(p, new StringSerializer(),
                         new AvroSerializer<>(client, false))) {
                     for (int i = 1; i <= 200; i++) {
                         ttfts.add(i * 2_000L);
-                        producer.send(new ProducerRecord<>(dev.goodput.topics.Topics.VERDICTS.name(), "v" + i,
-                                dev.goodput.avro.RequestVerdict.newBuilder(SampleRecords.verdict()).setRequestId("v" + i)
-                                        .setStatus(dev.goodput.avro.RequestStatus.OK).setErrorClass(null).setTtftUs(i * 2_000L)
+                        producer.send(new ProducerRecord<>(Topics.VERDICTS.name(), "v" + i,
+                                RequestVerdict.newBuilder(SampleRecords.verdict()).setRequestId("v" + i)
+                                        .setStatus(RequestStatus.OK).setErrorClass(null).setTtftUs(i * 2_000L)
                                         .setE2eUs(500_000L + i * 2_000L).setOperation("chat").setTargetId("sim").setPromptTokens(64)
                                         .build()));
                     }
@@ -215,7 +219,7 @@ class SinkPrometheusIT {
                 if (result.size() > 0) {
                     return Double.parseDouble(result.get(0).path("value").get(1).asText());
                 }
-            } catch (java.io.IOException notYetUp) {
+            } catch (IOException notYetUp) {
                 seen.add(notYetUp.toString());
             }
             Thread.sleep(500);

@@ -33,6 +33,11 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
+import dev.goodput.avro.CostRecord;
+import dev.goodput.serde.AvroDeserializer;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Two sink instances with one application id share the window stats of eight scenarios on six
@@ -83,12 +88,12 @@ class SinkScaleOutIT {
                 assertThat(a.streams().metadataForLocalThreads()).flatExtracting(t -> t.activeTasks()).isNotEmpty();
                 assertThat(b.streams().metadataForLocalThreads()).flatExtracting(t -> t.activeTasks()).isNotEmpty();
                 // both price versions were used, in every task: each scenario has windows priced at 6.50 and at 4.00
-                final var reader = new dev.goodput.serde.AvroDeserializer<>(client, dev.goodput.avro.CostRecord.class);
-                final Map<String, java.util.Set<Double>> used = new java.util.TreeMap<>();
+                final var reader = new AvroDeserializer<>(client, CostRecord.class);
+                final Map<String, Set<Double>> used = new TreeMap<>();
                 for (String r : scaled) {
                     final var cost = reader.deserialize("scale", HexFormat.of().parseHex(r.substring(r.lastIndexOf('|') + 1)));
                     if (cost.getSpan().equals("window")) {
-                        used.computeIfAbsent(cost.getScenarioId(), k -> new java.util.TreeSet<>()).add(cost.getUsdPerGpuHour());
+                        used.computeIfAbsent(cost.getScenarioId(), k -> new TreeSet<>()).add(cost.getUsdPerGpuHour());
                     }
                 }
                 assertThat(used).hasSize(8).allSatisfy((k, v) -> assertThat(v).containsExactly(4.0, 6.5));

@@ -27,6 +27,8 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.KafkaMetric;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The streams-app's main consumer: the real one, except that each poll hands runs of up to
@@ -51,7 +53,7 @@ final class CoalescingConsumer implements Consumer<byte[], byte[]> {
      * partition's queue (buffered.records.per.partition batches) stays a few MB. */
     static final int MAX_BATCH = 64;
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CoalescingConsumer.class);
+    private static final Logger LOG = LoggerFactory.getLogger(CoalescingConsumer.class);
 
     private final Consumer<byte[], byte[]> delegate;
     private final String tokensTopic;

@@ -54,7 +54,7 @@ public final class GoodputTopology {
     private GoodputTopology() {
     }
 
-    public static Topology build(StreamsConfig config, AvroSerdes serdes) {
+    public static Topology build(StreamsSettings config, AvroSerdes serdes) {
         final StreamsBuilder b = new StreamsBuilder();
         final Map<String, String> changelog = Map.of();
         b.addStateStore(ObjectStore.builder(RequestAssembler.STORE, RequestState.CODEC).withLoggingEnabled(changelog));

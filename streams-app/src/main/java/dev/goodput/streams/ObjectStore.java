@@ -16,6 +16,8 @@ import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 import org.apache.kafka.streams.state.internals.CacheFlushListener;
 import org.apache.kafka.streams.state.internals.CachedStateStore;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.query.Position;
 
 /**
  * A state store of live, mutable objects (histograms, in-flight requests) that are serialized only
@@ -64,8 +66,8 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
     /** A builder for the topology: an in-memory store with a changelog named after {@code name}. */
     public static <V> StoreBuilder<ObjectStore<V>> builder(String name, Codec<V> codec) {
         final StoreBuilder<KeyValueStore<Bytes, byte[]>> innerBuilder = Stores.keyValueStoreBuilder(
-                Stores.inMemoryKeyValueStore(name), org.apache.kafka.common.serialization.Serdes.Bytes(),
-                org.apache.kafka.common.serialization.Serdes.ByteArray()).withCachingDisabled();
+                Stores.inMemoryKeyValueStore(name), Serdes.Bytes(),
+                Serdes.ByteArray()).withCachingDisabled();
         return new Builder<>(innerBuilder, codec);
     }
 
@@ -187,7 +189,7 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
     }
 
     @Override
-    public org.apache.kafka.streams.query.Position getPosition() {
+    public Position getPosition() {
         return inner.getPosition();
     }
 

@@ -21,6 +21,14 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Objects;
+import org.apache.kafka.common.KafkaException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stage A, one instance per input partition: assembles each request from its token events and its
@@ -54,9 +62,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private static final String LOG_CLOCKS = "log-clocks";
     static final String STAGE = "streams-app/request-assembler";
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RequestAssembler.class);
+    private static final Logger LOG = LoggerFactory.getLogger(RequestAssembler.class);
 
-    private final StreamsConfig config;
+    private final StreamsSettings config;
     private final Deserializer<TokenEvent> tokens;
     private final Deserializer<RequestEvent> requests;
     private ProcessorContext<String, Out> context;
@@ -73,7 +81,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private long nextSweepUs = Long.MIN_VALUE;
     private long nextOrphanSweepUs = Long.MIN_VALUE;
     /** In-flight requests whose request event is in but not all their chunks: sweeps and watermarks look only here. */
-    private final Map<String, RequestState> waiting = new java.util.HashMap<>();
+    private final Map<String, RequestState> waiting = new HashMap<>();
     /** The offset of the event being processed when it came in a {@link TokenBatch}; -1 otherwise. */
     private long eventOffset = -1;
     /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
@@ -83,20 +91,20 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private TokenBatch.Reader currentEvent;
 
     private final FastTokenReader fast;
-    private final Map<String, byte[]> contractIdBytes = new java.util.HashMap<>();
+    private final Map<String, byte[]> contractIdBytes = new HashMap<>();
     private final byte[] selectedRun;
     /** Chunks a request may have ({@link EventChecks#maxChunks}). */
     private final int maxChunks;
 
-    RequestAssembler(StreamsConfig config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
+    RequestAssembler(StreamsSettings config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
                      FastTokenReader fast) {
         this.config = config;
         this.tokens = tokens;
         this.requests = requests;
         this.fast = fast;
         this.selectedRun = config.selection().runId() == null ? null
-                : config.selection().runId().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        config.contracts().keySet().forEach(id -> contractIdBytes.put(id, id.getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+                : config.selection().runId().getBytes(StandardCharsets.UTF_8);
+        config.contracts().keySet().forEach(id -> contractIdBytes.put(id, id.getBytes(StandardCharsets.US_ASCII)));
         this.maxChunks = EventChecks.maxChunks(config.contracts().values());
     }
 
@@ -198,7 +206,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         try {
             final TokenBatch.Reader events;
             try {
-                events = new TokenBatch.Reader(java.util.Objects.requireNonNull(batch.value(), "no frame"),
+                events = new TokenBatch.Reader(Objects.requireNonNull(batch.value(), "no frame"),
                         context.recordMetadata().get().offset());
             } catch (IllegalArgumentException | NullPointerException e) {
                 deadLetter(batch, "invalid_batch", "token batch frame unreadable: " + e.getMessage());
@@ -228,7 +236,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                     } else {
                         onSlowToken(new Record<>(events.key, events.value(), events.timestamp));
                     }
-                } catch (org.apache.kafka.common.KafkaException e) {
+                } catch (KafkaException e) {
                     throw e; // the framework's own (fencing, migration, a store): not this event's fault
                 } catch (RuntimeException e) {
                     // one event's error refuses that event alone, as the processing handler does for a record
@@ -530,7 +538,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         try {
             return deserializer.deserialize(topic, record.value());
         } catch (WireFormatException e) {
-            deadLetter(record, e.reason().name().toLowerCase(java.util.Locale.ROOT), e.getMessage());
+            deadLetter(record, e.reason().name().toLowerCase(Locale.ROOT), e.getMessage());
         } catch (RuntimeException e) {
             deadLetter(record, "invalid", String.valueOf(e.getMessage()));
         }
@@ -763,7 +771,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         countRefused(record, reason);
     }
 
-    static long micros(java.time.Instant i) {
+    static long micros(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 }

@@ -19,11 +19,18 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import dev.goodput.config.ClientConfig;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.streams.CloseOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Wiring and lifecycle of the streams-app: properties, topic checks, start and close. */
 public final class StreamsApp {
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(StreamsApp.class);
+    private static final Logger LOG = LoggerFactory.getLogger(StreamsApp.class);
 
     private StreamsApp() {
     }
@@ -43,7 +50,7 @@ public final class StreamsApp {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), "10000");
         p.put(StreamsConfig.producerPrefix("linger.ms"), "5");
-        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), dev.goodput.config.ClientConfig.staticMemberId(applicationId, stateDir));
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), ClientConfig.staticMemberId(applicationId, stateDir));
         p.putAll(user);
         return p;
     }
@@ -53,8 +60,8 @@ public final class StreamsApp {
      * Checks the input topics exist and are co-partitioned (token and request events of one
      * request must meet in one task) and creates missing output topics. Returns the input partitions.
      */
-    public static int prepareTopics(Properties clientProps, dev.goodput.streams.StreamsConfig c) {
-        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(clientProps))) {
+    public static int prepareTopics(Properties clientProps, StreamsSettings c) {
+        try (Admin admin = Admin.create(ClientConfig.forAdmin(clientProps))) {
             Topics.createMissing(admin, List.of(Topics.TOKENS.named(c.topics().tokens()),
                     Topics.REQUESTS.named(c.topics().requests()), Topics.VERDICTS.named(c.topics().verdicts()),
                     Topics.WINDOW_STATS.named(c.topics().windowStats()), Topics.DLQ.named(c.topics().dlq())), (short) 1);
@@ -71,7 +78,7 @@ public final class StreamsApp {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot describe the input topics: " + e.getMessage(), e);
         }
     }
@@ -82,9 +89,9 @@ public final class StreamsApp {
      * clock makes later records late. Said once at start, with the fix.
      */
     static void warnUnlessLogAppendTime(Admin admin, List<String> topics) throws InterruptedException,
-            java.util.concurrent.ExecutionException, java.util.concurrent.TimeoutException {
-        final var resources = topics.stream().map(t -> new org.apache.kafka.common.config.ConfigResource(
-                org.apache.kafka.common.config.ConfigResource.Type.TOPIC, t)).toList();
+            ExecutionException, TimeoutException {
+        final var resources = topics.stream().map(t -> new ConfigResource(
+                ConfigResource.Type.TOPIC, t)).toList();
         final var configs = admin.describeConfigs(resources).all().get(30, TimeUnit.SECONDS);
         for (var e : configs.entrySet()) {
             final var type = e.getValue().get("message.timestamp.type");
@@ -114,12 +121,12 @@ public final class StreamsApp {
     }
 
     /** The Streams properties that send one record's processing error to the app's DLQ ({@link DeadLetterHandler}). */
-    public static Map<String, String> recordFailureProperties(dev.goodput.streams.StreamsConfig c) {
+    public static Map<String, String> recordFailureProperties(StreamsSettings c) {
         return DeadLetterHandler.properties(c.topics().dlq());
     }
 
     /** Builds and starts the app, token events coalesced; the caller closes it. */
-    public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
+    public static KafkaStreams start(StreamsSettings c, AvroSerdes serdes, Properties streamsProps,
                                      boolean reset) {
         return start(c, serdes, streamsProps, reset, true);
     }
@@ -128,7 +135,7 @@ public final class StreamsApp {
      * Builds and starts the app; the caller closes it. With {@code coalesceTokens} the main consumer
      * hands token events to Kafka Streams in batches ({@link CoalescingConsumer}); results are the same.
      */
-    public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
+    public static KafkaStreams start(StreamsSettings c, AvroSerdes serdes, Properties streamsProps,
                                      boolean reset, boolean coalesceTokens) {
         return start(c, serdes, streamsProps, reset, coalesceTokens,
                 new FailurePolicy("streams-app", FailurePolicy.DEFAULT_MAX_REPLACEMENTS));
@@ -139,7 +146,7 @@ public final class StreamsApp {
      * app reached {@code ERROR}. One record's processing error goes to the DLQ ({@link DeadLetterHandler})
      * unless the properties name another handler.
      */
-    public static KafkaStreams start(dev.goodput.streams.StreamsConfig c, AvroSerdes serdes, Properties streamsProps,
+    public static KafkaStreams start(StreamsSettings c, AvroSerdes serdes, Properties streamsProps,
                                      boolean reset, boolean coalesceTokens, FailurePolicy failures) {
         final Properties props = new Properties();
         props.putAll(streamsProps);
@@ -167,8 +174,8 @@ public final class StreamsApp {
     }
 
     /** A bounded close that leaves the group (the sink, which does not depend on this module, builds its own). */
-    private static org.apache.kafka.streams.CloseOptions closeOptions() {
-        return org.apache.kafka.streams.CloseOptions.groupMembershipOperation(
-                org.apache.kafka.streams.CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30));
+    private static CloseOptions closeOptions() {
+        return CloseOptions.groupMembershipOperation(
+                CloseOptions.GroupMembershipOperation.LEAVE_GROUP).withTimeout(Duration.ofSeconds(30));
     }
 }

@@ -20,6 +20,9 @@ import org.apache.kafka.streams.KafkaStreams;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import dev.goodput.config.Connection;
+import dev.goodput.config.Durations;
+import dev.goodput.failure.ConnectionWatch;
 
 /**
  * {@code goodput streams}: the streams-app. Reads llm.tokens and llm.requests, writes llm.verdicts,
@@ -32,8 +35,8 @@ public final class StreamsCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @picocli.CommandLine.Mixin
-    dev.goodput.config.Connection connection;
+    @CommandLine.Mixin
+    Connection connection;
 
 
     @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
@@ -78,14 +81,14 @@ public final class StreamsCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-thread-replacements "
                     + maxThreadReplacements + ": 0 or more");
         }
-        final dev.goodput.streams.StreamsConfig config = config();
+        final StreamsSettings config = config();
         final Properties client = connection.kafka(streamsConfig);
         final SchemaRegistryClient registry = connection.registry();
         final int partitions = StreamsApp.prepareTopics(client, config);
         final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),
                 StreamsApp.streamsProperties(client, applicationId, stateDir), reset, coalesceTokens, failures);
-        final dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("streams-app", client, registry);
+        final ConnectionWatch watch = new ConnectionWatch("streams-app", client, registry);
         return Lifecycle.run("streams-app", streams, failures, "streams-app " + applicationId + " running ("
                 + config.window() + " windows, grace " + config.grace() + "); Ctrl-C to stop", () -> {
             watch.close();
@@ -93,10 +96,10 @@ public final class StreamsCommand implements Callable<Integer> {
         });
     }
 
-    dev.goodput.streams.StreamsConfig config() {
+    StreamsSettings config() {
         final Map<String, Contract> byId = ContractLoader.loadAll(contracts);
         try {
-            dev.goodput.streams.StreamsConfig c = dev.goodput.streams.StreamsConfig.defaults(byId)
+            StreamsSettings c = StreamsSettings.defaults(byId)
                     .withWindow(duration(window, "--window"), duration(grace, "--grace"));
             if (goodput != null) {
                 c = c.withObjectives(SloFlags.parse(goodput));
@@ -107,7 +110,7 @@ public final class StreamsCommand implements Callable<Integer> {
         }
     }
 
-    private dev.goodput.streams.StreamsConfig.TopicNames topics(dev.goodput.streams.StreamsConfig.TopicNames t) {
+    private StreamsSettings.TopicNames topics(StreamsSettings.TopicNames t) {
         final Map<String, String> n = new LinkedHashMap<>(Map.of("tokens", t.tokens(), "requests", t.requests(),
                 "verdicts", t.verdicts(), "window-stats", t.windowStats(), "dlq", t.dlq()));
         topicNames.forEach((k, v) -> {
@@ -116,11 +119,11 @@ public final class StreamsCommand implements Callable<Integer> {
             }
             n.put(k, v);
         });
-        return new dev.goodput.streams.StreamsConfig.TopicNames(n.get("tokens"), n.get("requests"), n.get("verdicts"),
+        return new StreamsSettings.TopicNames(n.get("tokens"), n.get("requests"), n.get("verdicts"),
                 n.get("window-stats"), t.samples(), n.get("dlq"));
     }
 
     static Duration duration(String v, String flag) {
-        return dev.goodput.config.Durations.parse(v, flag);
+        return Durations.parse(v, flag);
     }
 }

@@ -10,6 +10,8 @@ import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
+import java.nio.BufferUnderflowException;
+import java.util.Arrays;
 
 /**
  * The frame in which {@link CoalescingConsumer} hands a run of consecutive token records of one
@@ -97,7 +99,7 @@ final class TokenBatch {
             this.offset0 = offset0;
             try {
                 this.remaining = in.getInt();
-            } catch (java.nio.BufferUnderflowException e) {
+            } catch (BufferUnderflowException e) {
                 throw new IllegalArgumentException("truncated batch frame", e);
             }
             if (remaining < 0) {
@@ -130,7 +132,7 @@ final class TokenBatch {
                 key = keyLength < 0 ? null : new String(frame, in.position(), keyLength, StandardCharsets.UTF_8);
                 valueOffset = in.position() + Math.max(keyLength, 0);
                 in.position(valueOffset + Math.max(valueLength, 0));
-            } catch (java.nio.BufferUnderflowException e) {
+            } catch (BufferUnderflowException e) {
                 throw new IllegalArgumentException("truncated batch frame", e);
             }
             remaining--;
@@ -139,7 +141,7 @@ final class TokenBatch {
 
         /** A copy of the current event's value (null if it had none). */
         byte[] value() {
-            return valueLength < 0 ? null : java.util.Arrays.copyOfRange(frame, valueOffset, valueOffset + valueLength);
+            return valueLength < 0 ? null : Arrays.copyOfRange(frame, valueOffset, valueOffset + valueLength);
         }
     }
 }

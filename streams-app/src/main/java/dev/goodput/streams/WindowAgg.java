@@ -11,6 +11,9 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import org.HdrHistogram.Histogram;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Locale;
 
 /**
  * The statistics of one (contract, scenario, window), as live objects: counters and one
@@ -79,7 +82,7 @@ final class WindowAgg {
             case ABANDONED -> abandoned++;
         }
         if (status != RequestStatus.OK) {
-            errorsByClass.merge(r.errorClass() == null ? status.name().toLowerCase(java.util.Locale.ROOT) : r.errorClass(),
+            errorsByClass.merge(r.errorClass() == null ? status.name().toLowerCase(Locale.ROOT) : r.errorClass(),
                     1L, Long::sum);
             return;
         }
@@ -137,7 +140,7 @@ final class WindowAgg {
 
     WindowStats toAvro(Contract c, long sizeUs, boolean isFinal) {
         final double seconds = sizeUs / 1e6;
-        final java.util.Map<String, Long> classes = new java.util.HashMap<>(errorsByClass);
+        final Map<String, Long> classes = new HashMap<>(errorsByClass);
         return WindowStats.newBuilder()
                 .setContractId(contractId).setScenarioId(scenarioId)
                 .setWindowStartUs(instant(startUs)).setWindowEndUs(instant(startUs + sizeUs)).setIsFinal(isFinal)
@@ -152,7 +155,7 @@ final class WindowAgg {
                 .setGoodFraction(Definitions.goodFraction(good, total))
                 .setOutputTokensPerS(Definitions.perSecond(outputTokensOk, seconds))
                 .setTokensPerGpuSecond(Definitions.tokensPerGpuSecond(outputTokensOk, seconds, c.hardware().gpuCount()))
-                .setLateEvents(lateEvents).setRefusedEvents(new java.util.HashMap<>(refused))
+                .setLateEvents(lateEvents).setRefusedEvents(new HashMap<>(refused))
                 .setTtft(LatencySummaries.of(ttft)).setTtfat(LatencySummaries.of(ttfat)).setItl(LatencySummaries.of(itl))
                 .setTpot(LatencySummaries.of(tpot)).setE2e(LatencySummaries.of(e2e))
                 .setDispatchLateness(LatencySummaries.of(lateness))
@@ -161,8 +164,8 @@ final class WindowAgg {
                 .build();
     }
 
-    static java.time.Instant instant(long us) {
-        return java.time.Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
+    static Instant instant(long us) {
+        return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
     }
 
     static final ObjectStore.Codec<WindowAgg> CODEC = new ObjectStore.Codec<>() {

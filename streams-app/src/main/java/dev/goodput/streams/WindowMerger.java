@@ -14,6 +14,9 @@ import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import java.nio.ByteBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stage B: merges the partial aggregates of every upstream partition into one aggregate per
@@ -29,9 +32,9 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     static final String WINDOWS = "window-aggregates-v2";
     static final String WATERMARKS = "upstream-watermarks";
 
-    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(WindowMerger.class);
+    private static final Logger LOG = LoggerFactory.getLogger(WindowMerger.class);
 
-    private final StreamsConfig config;
+    private final StreamsSettings config;
     private ProcessorContext<String, WindowStats> context;
     private ObjectStore<WindowAgg> windows;
     private ObjectStore<long[]> watermarks;
@@ -40,7 +43,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     private WindowCloser closer;
     private long lateSamples;
 
-    WindowMerger(StreamsConfig config) {
+    WindowMerger(StreamsSettings config) {
         this.config = config;
     }
 
@@ -163,7 +166,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     static final ObjectStore.Codec<long[]> LONGS_CODEC = new ObjectStore.Codec<>() {
         @Override
         public byte[] encode(long[] v) {
-            final java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(8 * v.length);
+            final ByteBuffer b = ByteBuffer.allocate(8 * v.length);
             for (long x : v) {
                 b.putLong(x);
             }
@@ -172,7 +175,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
 
         @Override
         public long[] decode(byte[] b) {
-            final java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(b);
+            final ByteBuffer in = ByteBuffer.wrap(b);
             final long[] v = new long[b.length / 8];
             for (int i = 0; i < v.length; i++) {
                 v[i] = in.getLong();

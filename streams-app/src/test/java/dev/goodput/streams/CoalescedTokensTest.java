@@ -12,6 +12,8 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
+import java.util.Arrays;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Token events handed on in {@link TokenBatch} records (as {@link CoalescingConsumer} does) give
@@ -51,13 +53,13 @@ class CoalescedTokensTest {
         f.finals().forEach(w -> out.add("window " + w));
         for (TestRecord<String, byte[]> d : f.dlq.readRecordsToList()) {
             out.add("dlq " + d.key() + " " + DeadLetters.header(d.headers(), DeadLetters.REASON) + " "
-                    + java.util.Arrays.toString(d.value()) + " batch-header=" + (d.headers().lastHeader(TokenBatch.HEADER) != null));
+                    + Arrays.toString(d.value()) + " batch-header=" + (d.headers().lastHeader(TokenBatch.HEADER) != null));
         }
         return out;
     }
 
     private static Fixture fixture(int batchSize) {
-        return new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batchSize);
+        return new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batchSize);
     }
 
     @Test
@@ -95,7 +97,7 @@ class CoalescedTokensTest {
     @Test
     void anUnreadableBatchFrameGoesToTheDlqWhole() {
         try (Fixture f = fixture(0)) {
-            final var h = new org.apache.kafka.common.header.internals.RecordHeaders();
+            final var h = new RecordHeaders();
             h.add(TokenBatch.HEADER, TokenBatch.HEADER_VALUE);
             f.rawTokens.pipeInput(new TestRecord<>(null, new byte[] {4, 0, 0}, h, T0 / 1000));
             final TestRecord<String, byte[]> dead = f.dlq.readRecord();

@@ -14,6 +14,8 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.internals.AutoOffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
+import java.util.Properties;
+import org.assertj.core.api.Assertions;
 
 class CoalescingConsumerTest {
 
@@ -77,11 +79,11 @@ class CoalescingConsumerTest {
 
     @Test
     void theStreamsRebalanceProtocolIsSaidToBypassCoalescing() {
-        final java.util.Properties p = new java.util.Properties();
-        org.assertj.core.api.Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isFalse();
+        final Properties p = new Properties();
+        Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isFalse();
         p.put("group.protocol", "classic");
-        org.assertj.core.api.Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isFalse();
+        Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isFalse();
         p.put("group.protocol", " STREAMS ");
-        org.assertj.core.api.Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isTrue();
+        Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isTrue();
     }
 }

@@ -20,6 +20,9 @@ import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collections;
 
 /**
  * The event-time core's promise, tried on randomized logs (a fixed list of seeds): for any
@@ -81,7 +84,7 @@ class EventTimePropertyTest {
     }
 
     private static Outcome run(List<Rec> tokens, List<Rec> requests, Reading reading, Random how) {
-        try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)),
+        try (Fixture f = new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)),
                 reading.batchSize)) {
             int t = 0;
             int q = 0;
@@ -99,12 +102,12 @@ class EventTimePropertyTest {
                 pipe(f, takeToken ? tokens.get(t++) : requests.get(q++));
                 if (how.nextDouble() < reading.heartbeatChance) {
                     f.flushTokens();
-                    f.driver.advanceWallClockTime(java.time.Duration.ofMillis(1 + (long) (how.nextDouble() * reading.maxHeartbeatMs)));
+                    f.driver.advanceWallClockTime(Duration.ofMillis(1 + (long) (how.nextDouble() * reading.maxHeartbeatMs)));
                 }
             }
             f.flushTokens();
             for (int i = 0; i < 5; i++) {
-                f.driver.advanceWallClockTime(java.time.Duration.ofMillis(1100));
+                f.driver.advanceWallClockTime(Duration.ofMillis(1100));
             }
             final Serde serde = new Serde(f);
             final List<String> finals = new ArrayList<>();
@@ -155,7 +158,7 @@ class EventTimePropertyTest {
     }
 
     private static Oracle generate(Random r, List<Rec> tokens, List<Rec> requests) {
-        final StreamsConfig c = StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
+        final StreamsSettings c = StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
         final long window = c.windowUs();
         final long grace = c.graceUs();
         final Oracle oracle = new Oracle();
@@ -198,7 +201,7 @@ class EventTimePropertyTest {
             final boolean lateRequest = r.nextInt(8) == 0;
             final long logMs = completion / MS + (lateRequest ? 16_000 + r.nextInt(10_000) : r.nextInt(150));
             requests.add(new Rec(false, logMs, id, 0, 0, e));
-            lastLogMs = Math.max(lastLogMs, Math.max(logMs, java.util.Collections.max(logs)));
+            lastLogMs = Math.max(lastLogMs, Math.max(logMs, Collections.max(logs)));
             if (LogClock.late(completion, logMs * MS, window, grace)) {
                 oracle.late++;
                 continue;
@@ -244,7 +247,7 @@ class EventTimePropertyTest {
         }
 
         private static String body(byte[] wire) {
-            return wire == null ? "null" : Base64.getEncoder().encodeToString(java.util.Arrays.copyOfRange(wire, 5, wire.length));
+            return wire == null ? "null" : Base64.getEncoder().encodeToString(Arrays.copyOfRange(wire, 5, wire.length));
         }
     }
 }

@@ -8,6 +8,7 @@ import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
 
 class FinishedRequestsTest {
 
@@ -20,7 +21,7 @@ class FinishedRequestsTest {
     @Test
     void idsAreKeptInBucketsOfCompletionTimeAndSurviveARestore() {
         final KeyValueStore<Bytes, byte[]> inner = Stores.inMemoryKeyValueStore("f").get();
-        inner.init(new org.apache.kafka.streams.processor.api.MockProcessorContext<>().getStateStoreContext(), inner);
+        inner.init(new MockProcessorContext<>().getStateStoreContext(), inner);
         final ObjectStore<List<String>> buckets = store(inner);
         final FinishedRequests f = new FinishedRequests(buckets);
         f.add("a", 1_000_000);

@@ -29,6 +29,11 @@ import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
+import org.apache.kafka.streams.StreamsConfig;
+import dev.goodput.topics.Control;
+import dev.goodput.topics.DeadLetters;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * A TopologyTestDriver around the real topology, with helpers that write token and request events
@@ -41,7 +46,7 @@ final class Fixture implements AutoCloseable {
 
     final InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0);
     final AvroSerdes serdes = new AvroSerdes(new SchemaRegistryClient(registry.url()));
-    final StreamsConfig config;
+    final StreamsSettings config;
     final TopologyTestDriver driver;
     final TestInputTopic<String, TokenEvent> tokens;
     final TestInputTopic<String, RequestEvent> requests;
@@ -56,19 +61,19 @@ final class Fixture implements AutoCloseable {
     private long pendingOffset;
 
     Fixture() {
-        this(StreamsConfig.defaults(Map.of(CONTRACT.id(), CONTRACT)));
+        this(StreamsSettings.defaults(Map.of(CONTRACT.id(), CONTRACT)));
     }
 
-    Fixture(StreamsConfig config) {
+    Fixture(StreamsSettings config) {
         this(config, 0);
     }
 
-    Fixture(StreamsConfig config, int batchSize) {
+    Fixture(StreamsSettings config, int batchSize) {
         this.config = config;
         this.batchSize = batchSize;
         final Properties p = new Properties();
-        p.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG, "goodput-test");
-        p.put(org.apache.kafka.streams.StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "goodput-test");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.putAll(StreamsApp.recordFailureProperties(config));
         driver = new TopologyTestDriver(GoodputTopology.build(config, serdes), p, Instant.ofEpochMilli(T0 / 1000));
         final var t = config.topics();
@@ -119,7 +124,7 @@ final class Fixture implements AutoCloseable {
     void control(boolean tokenTopic, long logMs) {
         flushTokens();
         final RecordHeaders h = new RecordHeaders();
-        h.add(dev.goodput.topics.Control.HEADER, dev.goodput.topics.Control.utf8(dev.goodput.topics.Control.TICK));
+        h.add(Control.HEADER, Control.utf8(Control.TICK));
         if (tokenTopic) {
             rawTokens.pipeInput(new TestRecord<>(null, null, h, logMs));
         } else {
@@ -134,8 +139,8 @@ final class Fixture implements AutoCloseable {
             return;
         }
         pending.add(new ConsumerRecord<>(config.topics().tokens(), 0, pendingOffset++, timestampMs, TimestampType.CREATE_TIME,
-                -1, -1, key == null ? null : key.getBytes(java.nio.charset.StandardCharsets.UTF_8), value,
-                new RecordHeaders(), java.util.Optional.empty()));
+                -1, -1, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value,
+                new RecordHeaders(), Optional.empty()));
         if (pending.size() == batchSize) {
             flushTokens();
         }
@@ -223,7 +228,7 @@ final class Fixture implements AutoCloseable {
     }
 
     static String header(Headers h, String name) {
-        return dev.goodput.topics.DeadLetters.header(h, name);
+        return DeadLetters.header(h, name);
     }
 
     @Override

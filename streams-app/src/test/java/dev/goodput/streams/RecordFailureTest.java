@@ -14,6 +14,22 @@ import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.apache.kafka.streams.StreamsConfig;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Locale;
+import java.util.Properties;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
 
 /**
  * One bad record is refused to the DLQ with its reason and original bytes, and the app goes on: it
@@ -28,9 +44,9 @@ class RecordFailureTest {
     @ParameterizedTest(name = "batch size {0}")
     @ValueSource(ints = {0, 4})
     void chunkIndicesOutOfRangeAreRefusedAtTheDoorAndTheRestGoOn(int batch) {
-        try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batch)) {
+        try (Fixture f = new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batch)) {
             final long i = T0 + S;
-            final java.util.List<byte[]> bad = new java.util.ArrayList<>();
+            final List<byte[]> bad = new ArrayList<>();
             // -1 failed the task with ArrayIndexOutOfBounds; two billion sized the request's state until the heap ran out
             for (int index : new int[] {-1, 2_000_000_000}) {
                 final TokenEvent t = TokenEvent.newBuilder().setContractId(Fixture.CONTRACT.id()).setRunId("run")
@@ -56,33 +72,33 @@ class RecordFailureTest {
      */
     @Test
     void aRecordWhoseProcessingThrowsGoesToTheDlqAndTheNextIsProcessed() {
-        final StreamsConfig config = StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
-        final org.apache.kafka.streams.StreamsBuilder b = new org.apache.kafka.streams.StreamsBuilder();
-        b.stream("in", org.apache.kafka.streams.kstream.Consumed.with(org.apache.kafka.common.serialization.Serdes.String(),
-                        org.apache.kafka.common.serialization.Serdes.String()))
+        final StreamsSettings config = StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
+        final StreamsBuilder b = new StreamsBuilder();
+        b.stream("in", Consumed.with(Serdes.String(),
+                        Serdes.String()))
                 .mapValues(v -> {
                     if (v.equals("boom")) {
                         throw new IllegalStateException("cannot handle " + v);
                     }
-                    return v.toUpperCase(java.util.Locale.ROOT);
-                }, org.apache.kafka.streams.kstream.Named.as("may-throw"))
-                .to("out", org.apache.kafka.streams.kstream.Produced.with(org.apache.kafka.common.serialization.Serdes.String(),
-                        org.apache.kafka.common.serialization.Serdes.String()));
-        final java.util.Properties p = new java.util.Properties();
-        p.put(org.apache.kafka.streams.StreamsConfig.APPLICATION_ID_CONFIG, "handler-test");
-        p.put(org.apache.kafka.streams.StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+                    return v.toUpperCase(Locale.ROOT);
+                }, Named.as("may-throw"))
+                .to("out", Produced.with(Serdes.String(),
+                        Serdes.String()));
+        final Properties p = new Properties();
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "handler-test");
+        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         p.putAll(StreamsApp.recordFailureProperties(config));
-        try (org.apache.kafka.streams.TopologyTestDriver d = new org.apache.kafka.streams.TopologyTestDriver(b.build(), p)) {
-            final var in = d.createInputTopic("in", new org.apache.kafka.common.serialization.StringSerializer(),
-                    new org.apache.kafka.common.serialization.StringSerializer());
+        try (TopologyTestDriver d = new TopologyTestDriver(b.build(), p)) {
+            final var in = d.createInputTopic("in", new StringSerializer(),
+                    new StringSerializer());
             in.pipeInput("k1", "boom");
             in.pipeInput("k2", "fine");
-            assertThat(d.createOutputTopic("out", new org.apache.kafka.common.serialization.StringDeserializer(),
-                    new org.apache.kafka.common.serialization.StringDeserializer()).readValuesToList()).containsExactly("FINE");
-            final var dead = d.createOutputTopic(config.topics().dlq(), new org.apache.kafka.common.serialization.StringDeserializer(),
-                    new org.apache.kafka.common.serialization.ByteArrayDeserializer()).readRecordsToList();
+            assertThat(d.createOutputTopic("out", new StringDeserializer(),
+                    new StringDeserializer()).readValuesToList()).containsExactly("FINE");
+            final var dead = d.createOutputTopic(config.topics().dlq(), new StringDeserializer(),
+                    new ByteArrayDeserializer()).readRecordsToList();
             assertThat(dead).hasSize(1);
-            assertThat(new String(dead.get(0).value(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo("boom");
+            assertThat(new String(dead.get(0).value(), StandardCharsets.UTF_8)).isEqualTo("boom");
             assertThat(DeadLetters.header(dead.get(0).headers(), DeadLetters.REASON)).isEqualTo(DeadLetterHandler.REASON);
             assertThat(DeadLetters.header(dead.get(0).headers(), DeadLetters.MESSAGE)).isEqualTo("IllegalStateException: cannot handle boom");
         }
@@ -105,7 +121,7 @@ class RecordFailureTest {
             assertThat(dead).extracting(d -> DeadLetters.header(d.headers(), DeadLetters.REASON)).containsExactly("from_the_future");
             // within the bound, an event ahead of its log time is taken as it is
             f.requests.pipeInput("near", f.ok("near", i + 2 * S, new long[] {i + 2 * S + 100 * MS}).setContentChunks(0).setStatus(
-                    dev.goodput.avro.RequestStatus.ERROR).setFirstChunkTimeUs(null).setLastChunkTimeUs(null).build(), (i - 50 * S) / 1000);
+                    RequestStatus.ERROR).setFirstChunkTimeUs(null).setLastChunkTimeUs(null).build(), (i - 50 * S) / 1000);
             assertThat(f.verdicts.readValuesToList()).extracting(v -> v.getRequestId().toString()).containsExactly("near");
         }
     }
@@ -118,14 +134,14 @@ class RecordFailureTest {
     @ParameterizedTest(name = "batch size {0}")
     @ValueSource(ints = {0, 3})
     void everyDuplicateIsRefusedOnceAndCountedOnce(int batch) {
-        try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batch)) {
+        try (Fixture f = new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batch)) {
             final long i = T0 + S;
             final long[] arrivals = {i + 100 * MS, i + 120 * MS};
             f.token("d1", 0, arrivals[0], 1, ChunkKind.ANSWER);
             f.token("d1", 0, arrivals[0], 1, ChunkKind.ANSWER);
             f.token("d1", 1, arrivals[1], 1, ChunkKind.ANSWER);
             f.flushTokens();
-            final dev.goodput.avro.RequestEvent e = f.ok("d1", i, arrivals).build();
+            final RequestEvent e = f.ok("d1", i, arrivals).build();
             f.request(e);
             f.request(e);
             f.token("d1", 1, arrivals[1], 1, ChunkKind.ANSWER);

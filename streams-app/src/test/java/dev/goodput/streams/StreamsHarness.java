@@ -42,6 +42,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /** A real broker, synthetic runs of events, and streams-app instances in child JVMs, for the real-broker tests. */
 final class StreamsHarness {
@@ -61,7 +62,7 @@ final class StreamsHarness {
         this.bootstrap = bootstrap;
         this.tokensTopic = tokensTopic;
         this.requestsTopic = requestsTopic;
-        try (Admin admin = Admin.create(Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             // a recorded log: each record carries the time the broker would have stamped it with when the
             // event was published (CreateTime keeps the producer's stamp), so a run of 60 s written in one
             // go is judged as if it had been published as it happened

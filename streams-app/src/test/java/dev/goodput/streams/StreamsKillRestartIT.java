@@ -18,6 +18,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * A streams-app killed with SIGKILL under steady input and started again at once, with Kafka's
@@ -62,7 +64,7 @@ class StreamsKillRestartIT {
                 final long restartedAt = System.nanoTime();
                 awaitRecords(reader, verdicts, atKill);
                 final long now = System.nanoTime();
-                System.out.printf(java.util.Locale.ROOT, "kill-restart: verdicts again %d ms after the restart (%d ms after the SIGKILL)%n",
+                System.out.printf(Locale.ROOT, "kill-restart: verdicts again %d ms after the restart (%d ms after the SIGKILL)%n",
                         Duration.ofNanos(now - restartedAt).toMillis(), Duration.ofNanos(now - killedAt).toMillis());
             } finally {
                 producing.set(false);
@@ -82,7 +84,7 @@ class StreamsKillRestartIT {
 
     /** Waits for a committed record, from the start or from {@code from}; the bound only keeps a broken build from hanging. */
     private static void awaitRecords(KafkaConsumer<byte[], byte[]> reader, String topic,
-                                     java.util.Map<TopicPartition, Long> from) throws InterruptedException {
+                                     Map<TopicPartition, Long> from) throws InterruptedException {
         final long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (System.nanoTime() < deadline) {
             final var infos = reader.partitionsFor(topic, Duration.ofSeconds(5));

@@ -15,6 +15,11 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.MemberDescription;
 
 /**
  * An instance closed with {@link StreamsApp#close} leaves the consumer group, so one started again
@@ -28,7 +33,7 @@ class StreamsLeaveGroupIT {
 
     /** Waits for RUNNING; the bound only keeps a broken build from hanging, it is not what is tested. */
     private static void awaitRunning(KafkaStreams s) throws InterruptedException {
-        final long deadline = System.nanoTime() + java.time.Duration.ofMinutes(3).toNanos();
+        final long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
         while (s.state() != KafkaStreams.State.RUNNING) {
             assertThat(s.state()).isIn(KafkaStreams.State.CREATED, KafkaStreams.State.REBALANCING);
             assertThat(System.nanoTime()).as("reached RUNNING").isLessThan(deadline);
@@ -36,10 +41,10 @@ class StreamsLeaveGroupIT {
         }
     }
 
-    private static java.util.Collection<org.apache.kafka.clients.admin.MemberDescription> members(String group)
+    private static Collection<MemberDescription> members(String group)
             throws Exception {
-        try (org.apache.kafka.clients.admin.Admin admin = KAFKA.kafka().admin()) {
-            return admin.describeConsumerGroups(java.util.List.of(group)).all().get().get(group).members();
+        try (Admin admin = KAFKA.kafka().admin()) {
+            return admin.describeConsumerGroups(List.of(group)).all().get().get(group).members();
         }
     }
 
@@ -49,8 +54,8 @@ class StreamsLeaveGroupIT {
             final AvroSerdes serdes = new AvroSerdes(new SchemaRegistryClient(registry.url()));
             final Properties client = new Properties();
             client.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
-            final StreamsConfig c = StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
-            final StreamsConfig config = c.withUpstreamPartitions(StreamsApp.prepareTopics(client, c));
+            final StreamsSettings c = StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
+            final StreamsSettings config = c.withUpstreamPartitions(StreamsApp.prepareTopics(client, c));
 
             final KafkaStreams first = StreamsApp.start(config, serdes, StreamsApp.streamsProperties(client, "leave",
                     dir.resolve("a")), false);

@@ -18,6 +18,8 @@ import dev.goodput.topics.DeadLetters;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
+import dev.goodput.contract.load.ContractLoader;
+import java.util.HashMap;
 
 /** The topology, one definition at a time, with explicit event times. Windows are 10 s with 5 s grace. */
 class TopologyTest {
@@ -66,7 +68,7 @@ class TopologyTest {
 
     @Test
     void oneTokenRequestsHaveNoTpotAndAreJudgedOnTtftAndE2e() {
-        try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT))
+        try (Fixture f = new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT))
                 .withObjectives(Contract.Objectives.ofMillis(500.0, 0.001, 10_000.0)))) {
             final long i = T0 + S;
             f.okRequest("one", i, i + 200 * MS);
@@ -91,7 +93,7 @@ class TopologyTest {
             f.okRequest("over", i, i + 500 * MS + 1, i + 550 * MS);
             f.okRequest("tpot-at", i, i + 100 * MS, i + 150 * MS);
             f.okRequest("tpot-over", i, i + 100 * MS, i + 150 * MS + 1);
-            final Map<String, RequestVerdict> v = new java.util.HashMap<>();
+            final Map<String, RequestVerdict> v = new HashMap<>();
             f.verdicts.readValuesToList().forEach(x -> v.put(x.getRequestId(), x));
             assertThat(v.get("at-bound").getSloPass()).isTrue();
             assertThat(v.get("over").getSloPass()).isFalse();
@@ -161,7 +163,7 @@ class TopologyTest {
             final var dead = f.dlq.readRecordsToList();
             assertThat(dead).hasSize(1);
             assertThat(dead.get(0).key()).isEqualTo("b1");
-            assertThat(Fixture.header(dead.get(0).headers(), dev.goodput.topics.DeadLetters.REASON)).isEqualTo("chunks_out_of_order");
+            assertThat(Fixture.header(dead.get(0).headers(), DeadLetters.REASON)).isEqualTo("chunks_out_of_order");
             final WindowStats w = f.finals().get(0);
             assertThat(w.getRequestsTotal()).isEqualTo(1);
             // chunks 0 and 2 have no gap between them: chunk 1 is missing, not negative
@@ -281,9 +283,9 @@ class TopologyTest {
 
     @Test
     void eventsMixingContractsAreRefused() {
-        final Contract other = dev.goodput.contract.load.ContractLoader.parse("other",
+        final Contract other = ContractLoader.parse("other",
                 Fixture.CONTRACT.canonicalJson().replace("\"bf16\"", "\"fp16\""));
-        try (Fixture f = new Fixture(StreamsConfig.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT,
+        try (Fixture f = new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT,
                 other.id(), other)))) {
             f.token("mix", 0, T0 + S, 1, ChunkKind.ANSWER);
             f.token(other.id(), "mix", 1, T0 + S + 10 * MS, 1, ChunkKind.ANSWER);

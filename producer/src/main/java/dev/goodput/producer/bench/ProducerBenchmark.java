@@ -39,6 +39,9 @@ import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import java.lang.management.ManagementFactory;
+import java.time.Instant;
+import java.util.ArrayList;
 
 /**
  * Measures the load generator itself, with the simulator and the Kafka broker in child JVMs so
@@ -186,7 +189,7 @@ public final class ProducerBenchmark {
                 chunks / Math.max(1e-9, summary.getGeneratorCpuS()));
     }
 
-    private static long us(java.time.Instant i) {
+    private static long us(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 
@@ -205,8 +208,8 @@ public final class ProducerBenchmark {
 
     /** Child JVMs run with this JVM's collector and tuning flags, so both sides are measured alike. */
     private static List<String> childFlags() {
-        final List<String> flags = new java.util.ArrayList<>(List.of("-Xmx1g"));
-        java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        final List<String> flags = new ArrayList<>(List.of("-Xmx1g"));
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(flags::add);
         return flags;
     }

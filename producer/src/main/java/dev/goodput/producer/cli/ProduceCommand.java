@@ -33,6 +33,15 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Connection;
+import dev.goodput.config.Durations;
+import dev.goodput.failure.ConnectionWatch;
+import java.net.URI;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 
 /**
  * {@code goodput produce}: drives an OpenAI-compatible streaming endpoint (or the built-in simulator)
@@ -98,29 +107,29 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--trace-file", description = "Send times for --arrival trace: seconds from the start, one per line.")
     Path traceFile;
 
-    @Option(names = "--duration", converter = dev.goodput.config.Durations.Seconds.class, description = "Measured seconds per scenario after warm-up (default: the matrix's, else 30).")
+    @Option(names = "--duration", converter = Durations.Seconds.class, description = "Measured seconds per scenario after warm-up (default: the matrix's, else 30).")
     Double durationS;
 
     @Option(names = "--num-requests", description = "Requests per scenario, warm-up included (instead of a duration).")
     Long numRequests;
 
-    @Option(names = "--warmup", converter = dev.goodput.config.Durations.Seconds.class, description = "Warm-up seconds, marked on events and excluded from results (default: the contract's).")
+    @Option(names = "--warmup", converter = Durations.Seconds.class, description = "Warm-up seconds, marked on events and excluded from results (default: the contract's).")
     Double warmupS;
 
-    @Option(names = "--ramp-up", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "0", description = "Seconds over which the rate ramps up linearly.")
+    @Option(names = "--ramp-up", converter = Durations.Seconds.class, defaultValue = "0", description = "Seconds over which the rate ramps up linearly.")
     double rampUpS;
 
-    @Option(names = "--timeout", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "120", description = "Per-request timeout (30, 30s, 2m; default: ${DEFAULT-VALUE} s).")
+    @Option(names = "--timeout", converter = Durations.Seconds.class, defaultValue = "120", description = "Per-request timeout (30, 30s, 2m; default: ${DEFAULT-VALUE} s).")
     double timeoutS;
 
-    @Option(names = "--stall-timeout", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "30", description = "A stream silent this long ends as TIMEOUT (default: ${DEFAULT-VALUE} s).")
+    @Option(names = "--stall-timeout", converter = Durations.Seconds.class, defaultValue = "30", description = "A stream silent this long ends as TIMEOUT (default: ${DEFAULT-VALUE} s).")
     double stallS;
 
     @Option(names = "--continuous-usage", description = "Ask for usage on every chunk (vLLM's continuous_usage_stats) to count tokens per chunk.")
     boolean continuousUsage;
 
-    @picocli.CommandLine.Mixin
-    dev.goodput.config.Connection connection;
+    @CommandLine.Mixin
+    Connection connection;
 
 
     @Option(names = "--producer.config", description = "Kafka producer properties file.")
@@ -148,18 +157,18 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process.")
     long seed;
 
-    @Option(names = "--close-windows-after", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "15",
+    @Option(names = "--close-windows-after", converter = Durations.Seconds.class, defaultValue = "15",
             description = "After the last event, tick every partition this long, then publish the end-of-run marker, so"
                     + " the run's last windows close: the streams-app's window plus its grace (default: ${DEFAULT-VALUE} s"
                     + " = the default 10 s window and 5 s grace; 0 for no wait).")
     double closeWindowsAfterS;
 
-    @Option(names = "--progress-interval", converter = dev.goodput.config.Durations.Seconds.class, defaultValue = "5", description = "Time between progress lines (default: ${DEFAULT-VALUE} s).")
+    @Option(names = "--progress-interval", converter = Durations.Seconds.class, defaultValue = "5", description = "Time between progress lines (default: ${DEFAULT-VALUE} s).")
     double progressS;
 
     /** Every length, count and bound must make sense before anything connects: exit 2 naming the flag. */
     private void checkRanges() {
-        final java.util.List<String> bad = new java.util.ArrayList<>();
+        final List<String> bad = new ArrayList<>();
         if (durationS != null && !(durationS > 0)) {
             bad.add("--duration " + durationS + " s: must be more than 0");
         }
@@ -219,8 +228,8 @@ public final class ProduceCommand implements Callable<Integer> {
         final Properties props = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = connection.registry();
         // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(dev.goodput.config.ClientConfig.forAdmin(props))) {
-            Topics.createMissing(admin, java.util.List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
+        try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
+            Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
         }
 
         SimServer sim = null;
@@ -235,9 +244,9 @@ public final class ProduceCommand implements Callable<Integer> {
             final String run = runId != null ? runId : newRunId();
             final String gen = generatorId != null ? generatorId : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
             out.println("run " + run + ", generator " + gen + ", contract " + contract.id() + ", target " + t.endpoint());
-            final java.util.concurrent.CountDownLatch finished = new java.util.concurrent.CountDownLatch(1);
+            final CountDownLatch finished = new CountDownLatch(1);
             Thread hook = null;
-            try (dev.goodput.failure.ConnectionWatch watch = new dev.goodput.failure.ConnectionWatch("produce", props, registry);
+            try (ConnectionWatch watch = new ConnectionWatch("produce", props, registry);
                  Generator g = new Generator(client(priority),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                             publishBuffer, run).closeWindowsAfter(Duration.ofMillis(Math.round(closeWindowsAfterS * 1000))), out)) {
@@ -245,7 +254,7 @@ public final class ProduceCommand implements Callable<Integer> {
                 hook = new Thread(() -> {
                     g.stop();
                     try {
-                        finished.await(120, java.util.concurrent.TimeUnit.SECONDS);
+                        finished.await(120, TimeUnit.SECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -300,7 +309,7 @@ public final class ProduceCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--endpoint must be chat or completions, got " + endpoint);
         }
         try {
-            final java.net.URI u = java.net.URI.create(baseUrl);
+            final URI u = URI.create(baseUrl);
             return new Target(baseUrl, "chat".equals(endpoint), model != null ? model : contract.modelName(), apiKeyEnv,
                     headers, targetId != null ? targetId : u.getHost() + ":" + u.getPort(),
                     Duration.ofMillis(Math.round(timeoutS * 1000)), Duration.ofMillis(Math.round(stallS * 1000)),
@@ -338,7 +347,7 @@ public final class ProduceCommand implements Callable<Integer> {
     }
 
     static String newRunId() {
-        return LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", java.util.Locale.ROOT))
+        return LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT))
                 + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xfffL);
     }
 }

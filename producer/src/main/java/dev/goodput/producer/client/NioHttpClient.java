@@ -25,6 +25,11 @@ import java.util.concurrent.TimeoutException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.goodput.producer.SelectorLoop;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 
 /**
  * A streaming HTTP/1.1 client for plain {@code http://} targets that reads every connection on one
@@ -96,7 +101,7 @@ public final class NioHttpClient implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot open a selector", e);
         }
-        final java.util.concurrent.CompletableFuture<String> applied = new java.util.concurrent.CompletableFuture<>();
+        final CompletableFuture<String> applied = new CompletableFuture<>();
         this.loop = new Thread(() -> {
             try {
                 applied.complete(priority.applyToCurrentThread("HTTP selector"));
@@ -110,7 +115,7 @@ public final class NioHttpClient implements AutoCloseable {
         loop.start();
         try {
             this.selectorPriority = applied.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             worker.close();
             closeSelectorQuietly();
             throw (RuntimeException) e.getCause();
@@ -131,7 +136,7 @@ public final class NioHttpClient implements AutoCloseable {
     }
 
     /** Sends a POST; the exchange hears of every step. Returns a handle that aborts it with a given cause. */
-    java.util.function.Consumer<Throwable> post(URI uri, Map<String, String> headers, byte[] body, long timeoutMs,
+    Consumer<Throwable> post(URI uri, Map<String, String> headers, byte[] body, long timeoutMs,
                                                 long idleTimeoutMs, Exchange exchange) {
         return send(prepare(uri, headers, body, timeoutMs, idleTimeoutMs, exchange));
     }
@@ -148,7 +153,7 @@ public final class NioHttpClient implements AutoCloseable {
      * wait was most of the dispatch lateness); otherwise the selector thread connects and writes.
      * Returns a handle that aborts the exchange with a given cause.
      */
-    java.util.function.Consumer<Throwable> send(Call call) {
+    Consumer<Throwable> send(Call call) {
         call.deadlineNanos = System.nanoTime() + call.timeoutMs * 1_000_000;
         if (waitingCalls.get() > 0 || !sendOnIdleConnection(call)) {
             tasks.add(() -> begin(call));
@@ -291,10 +296,10 @@ public final class NioHttpClient implements AutoCloseable {
     private void addRead(Conn c, int start, int length, long nanos) {
         if (roundSize == roundConns.length) {
             final int n = roundSize * 2;
-            roundConns = java.util.Arrays.copyOf(roundConns, n);
-            roundStart = java.util.Arrays.copyOf(roundStart, n);
-            roundLength = java.util.Arrays.copyOf(roundLength, n);
-            roundNanos = java.util.Arrays.copyOf(roundNanos, n);
+            roundConns = Arrays.copyOf(roundConns, n);
+            roundStart = Arrays.copyOf(roundStart, n);
+            roundLength = Arrays.copyOf(roundLength, n);
+            roundNanos = Arrays.copyOf(roundNanos, n);
         }
         roundConns[roundSize] = c;
         roundStart[roundSize] = start;
@@ -335,7 +340,7 @@ public final class NioHttpClient implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        dev.goodput.producer.SelectorLoop.stop(selector, loop, LOG);
+        SelectorLoop.stop(selector, loop, LOG);
         worker.close();
     }
 

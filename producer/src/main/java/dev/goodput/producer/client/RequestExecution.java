@@ -26,6 +26,10 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
+import dev.goodput.config.Redact;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 
 /**
  * One streamed request, from dispatch to its request event. Chunks are timed when their bytes are
@@ -49,7 +53,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     private final StreamChunk chunk = new StreamChunk();
     private final StringBuilder answer = new StringBuilder();
     private final StringBuilder errorBody = new StringBuilder();
-    private java.util.function.Consumer<Throwable> abort = cause -> { };
+    private Consumer<Throwable> abort = cause -> { };
 
     private volatile long actualSendUs = -1;
     private int httpStatus = -1;
@@ -88,7 +92,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
      */
     public Runnable prepare(StreamingClient client) {
         if ("http".equals(target.endpoint().getScheme())) {
-            final java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+            final Map<String, String> headers = new LinkedHashMap<>();
             headers.put("Accept", "text/event-stream");
             headers.put("X-Request-Id", spec.requestId());
             final String key = target.apiKey();
@@ -322,7 +326,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         } else if (failure instanceof ProtocolError) {
             error(e, "protocol", failure.getMessage());
         } else if (failure instanceof TimeoutException) {
-            final String what = failure.getMessage() != null && failure.getMessage().toLowerCase(java.util.Locale.ROOT)
+            final String what = failure.getMessage() != null && failure.getMessage().toLowerCase(Locale.ROOT)
                     .contains("idle") ? "stalled: no bytes for " + target.stallTimeout().toMillis() + " ms"
                     : "not finished within " + target.requestTimeout().toMillis() + " ms";
             e.setStatus(RequestStatus.TIMEOUT).setErrorClass("timeout").setErrorMessage(what);
@@ -338,7 +342,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
 
     /** The message is kept redacted: a server that echoes the key in its error body must not put it on a topic. */
     private void error(RequestEvent.Builder e, String errorClass, String message) {
-        final String m = dev.goodput.config.Redact.text(message == null ? "" : message, target.secrets());
+        final String m = Redact.text(message == null ? "" : message, target.secrets());
         e.setStatus(RequestStatus.ERROR).setErrorClass(errorClass).setErrorMessage(m.length() > 500 ? m.substring(0, 500) : m);
     }
 

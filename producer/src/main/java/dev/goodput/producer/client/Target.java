@@ -3,6 +3,13 @@ package dev.goodput.producer.client;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import dev.goodput.config.Redact;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
 
 /**
  * An OpenAI-compatible streaming endpoint to benchmark.
@@ -29,18 +36,18 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyEn
         final URI given = parse(baseUrl);
         if (!"http".equals(given.getScheme()) && !"https".equals(given.getScheme())) {
             throw new IllegalArgumentException("--target must be an http:// or https:// URL, got "
-                    + dev.goodput.config.Redact.url(baseUrl));
+                    + Redact.url(baseUrl));
         }
-        final java.util.Map<String, String> h = new java.util.LinkedHashMap<>(headers);
+        final Map<String, String> h = new LinkedHashMap<>(headers);
         if (given.getRawUserInfo() != null) {
-            final String userInfo = java.net.URLDecoder.decode(given.getRawUserInfo(), java.nio.charset.StandardCharsets.UTF_8);
+            final String userInfo = URLDecoder.decode(given.getRawUserInfo(), StandardCharsets.UTF_8);
             // an API key given as well wins: it is the credential the user named explicitly
             final boolean keyGiven = apiKeyEnv != null && System.getenv(apiKeyEnv) != null;
             if (!keyGiven && h.keySet().stream().noneMatch(k -> k.equalsIgnoreCase("Authorization"))) {
-                h.put("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
-                        userInfo.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+                h.put("Authorization", "Basic " + Base64.getEncoder().encodeToString(
+                        userInfo.getBytes(StandardCharsets.UTF_8)));
             }
-            baseUrl = dev.goodput.config.Redact.withoutUserInfo(baseUrl);
+            baseUrl = Redact.withoutUserInfo(baseUrl);
         }
         if (targetId != null && targetId.contains("@")) {
             targetId = targetId.substring(targetId.lastIndexOf('@') + 1);
@@ -58,7 +65,7 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyEn
         try {
             return URI.create(url);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--target " + dev.goodput.config.Redact.url(url) + " is not a URL");
+            throw new IllegalArgumentException("--target " + Redact.url(url) + " is not a URL");
         }
     }
 
@@ -70,14 +77,14 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyEn
     }
 
     /** The secrets this target sends (API key, credential headers): masked wherever a server echoes them. */
-    public java.util.List<String> secrets() {
-        final java.util.List<String> s = new java.util.ArrayList<>();
+    public List<String> secrets() {
+        final List<String> s = new ArrayList<>();
         final String key = apiKey();
         if (key != null && !key.isEmpty()) {
             s.add(key);
         }
         headers.forEach((k, v) -> {
-            if (dev.goodput.config.Redact.secretHeader(k)) {
+            if (Redact.secretHeader(k)) {
                 s.add(v);
                 final int space = v.indexOf(' ');
                 if (space > 0) {
@@ -85,8 +92,8 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyEn
                 }
                 if (v.startsWith("Basic ")) {
                     try {
-                        final String decoded = new String(java.util.Base64.getDecoder().decode(v.substring(6)),
-                                java.nio.charset.StandardCharsets.UTF_8);
+                        final String decoded = new String(Base64.getDecoder().decode(v.substring(6)),
+                                StandardCharsets.UTF_8);
                         s.add(decoded);
                         if (decoded.indexOf(':') > 0) {
                             s.add(decoded.substring(decoded.indexOf(':') + 1));

@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import java.util.ArrayList;
+import java.util.stream.Stream;
 
 /**
  * The scheduling class of the generator's two timing threads: the dispatcher, which wakes at each
@@ -105,7 +107,7 @@ public enum TimingPriority {
      */
     static int raisePauseThreads() {
         int raised = 0;
-        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 final String comm;
                 try {
@@ -141,7 +143,7 @@ public enum TimingPriority {
     }
 
     private static String chrt(List<String> args, String tid) {
-        final List<String> cmd = new java.util.ArrayList<>();
+        final List<String> cmd = new ArrayList<>();
         cmd.add("chrt");
         cmd.addAll(args);
         cmd.add(tid);

@@ -22,6 +22,7 @@ import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
 import org.HdrHistogram.Histogram;
+import com.sun.management.OperatingSystemMXBean;
 
 /**
  * Runs one scenario: dispatches requests at their intended times, waits for them, and reports what
@@ -221,7 +222,7 @@ public final class LoadRun {
 
     static long processCpuNanos() {
         final var os = ManagementFactory.getOperatingSystemMXBean();
-        if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+        if (os instanceof OperatingSystemMXBean sun) {
             return sun.getProcessCpuTime();
         }
         return 0;

@@ -12,6 +12,7 @@ import dev.goodput.config.ConfigException;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
+import dev.goodput.config.Yamls;
 
 /**
  * The load matrix file ({@code config/scenarios.yaml}): every combination of prompt length, output
@@ -25,7 +26,7 @@ public record Matrix(List<Scenario> scenarios, double durationS) {
     private static final String KIND = "load matrix";
 
     public static Matrix load(Path file) {
-        final Object tree = dev.goodput.config.Yamls.load(file, KIND);
+        final Object tree = Yamls.load(file, KIND);
         if (!(tree instanceof Map<?, ?> m)) {
             throw new ConfigException(KIND, file.toString(), List.of("expected a map with fields " + FIELDS));
         }

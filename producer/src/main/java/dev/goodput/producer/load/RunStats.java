@@ -7,6 +7,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
+import java.time.Instant;
 
 /**
  * Live counters of a run, safe to update from HTTP threads: requests by status, tokens, and
@@ -55,7 +56,7 @@ public final class RunStats {
         }
     }
 
-    static long micros(java.time.Instant i) {
+    static long micros(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 

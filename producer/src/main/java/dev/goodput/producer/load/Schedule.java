@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.function.DoubleSupplier;
 
 /**
  * When requests are meant to be sent: the arrival schedule. Latency is measured from these
@@ -78,11 +79,11 @@ public interface Schedule {
     final class OpenLoop implements Schedule {
         private final long startUs;
         private final double rampUpUs;
-        private final java.util.function.DoubleSupplier gapSeconds;
+        private final DoubleSupplier gapSeconds;
         private long nextUs;
         private boolean first = true;
 
-        OpenLoop(long startUs, double rateRps, double rampUpS, java.util.function.DoubleSupplier gapSeconds) {
+        OpenLoop(long startUs, double rateRps, double rampUpS, DoubleSupplier gapSeconds) {
             if (!(rateRps > 0)) {
                 throw new IllegalArgumentException("the request rate must be > 0, got " + rateRps);
             }

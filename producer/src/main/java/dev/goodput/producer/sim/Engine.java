@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
+import java.util.Locale;
 
 /**
  * A continuous-batching inference engine in miniature. Each step admits waiting requests up to the
@@ -169,7 +170,7 @@ final class Engine {
                 if (sb == null) {
                     sb = new StringBuilder(s.length() + 8).append(s, 0, i);
                 }
-                sb.append(c == '"' ? "\\\"" : c == '\\' ? "\\\\" : String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                sb.append(c == '"' ? "\\\"" : c == '\\' ? "\\\\" : String.format(Locale.ROOT, "\\u%04x", (int) c));
             } else if (sb != null) {
                 sb.append(c);
             }

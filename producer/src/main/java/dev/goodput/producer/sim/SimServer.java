@@ -25,6 +25,10 @@ import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.goodput.producer.SelectorLoop;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The built-in simulated inference server: real HTTP/1.1 on loopback, OpenAI's
@@ -52,8 +56,8 @@ public final class SimServer implements AutoCloseable {
     private final ConcurrentLinkedQueue<SimTrace> traces = new ConcurrentLinkedQueue<>();
     /** Traces kept at most (0: none); past it the oldest go, counted in {@link #tracesDropped()}. */
     private final int traceCapacity;
-    private final java.util.concurrent.atomic.AtomicInteger traceCount = new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong tracesDropped = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicInteger traceCount = new AtomicInteger();
+    private final AtomicLong tracesDropped = new AtomicLong();
     private final Thread loop;
     private volatile boolean running = true;
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(READ_BUFFER);
@@ -127,7 +131,7 @@ public final class SimServer implements AutoCloseable {
     @Override
     public void close() {
         running = false;
-        dev.goodput.producer.SelectorLoop.stop(selector, loop, LOG);
+        SelectorLoop.stop(selector, loop, LOG);
     }
 
     private void run() {
@@ -212,7 +216,7 @@ public final class SimServer implements AutoCloseable {
             }
             readBuffer.flip();
             if (inLength + n > in.length) {
-                in = java.util.Arrays.copyOf(in, Math.max(in.length * 2, inLength + n));
+                in = Arrays.copyOf(in, Math.max(in.length * 2, inLength + n));
             }
             readBuffer.get(in, inLength, n);
             inLength += n;
@@ -251,7 +255,7 @@ public final class SimServer implements AutoCloseable {
                 if (inLength < total) {
                     return;
                 }
-                final byte[] body = java.util.Arrays.copyOfRange(in, headerEnd + 4, total);
+                final byte[] body = Arrays.copyOfRange(in, headerEnd + 4, total);
                 System.arraycopy(in, total, in, 0, inLength - total);
                 inLength -= total;
                 closeAfterResponse = close;

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import java.util.Collections;
 
 /**
  * The selector client's connection reuse: a request on a kept-alive connection is written by the
@@ -191,7 +192,7 @@ class NioHttpClientTest {
         final int threads = 4;
         final int perThread = 300;
         try (TinyServer server = new TinyServer(false); NioHttpClient client = new NioHttpClient(64)) {
-            final List<Recorder> all = java.util.Collections.synchronizedList(new ArrayList<>());
+            final List<Recorder> all = Collections.synchronizedList(new ArrayList<>());
             final CountDownLatch go = new CountDownLatch(1);
             final List<Thread> senders = new ArrayList<>();
             for (int t = 0; t < threads; t++) {

@@ -19,6 +19,8 @@ import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import dev.goodput.producer.sim.SimTrace;
 import org.junit.jupiter.api.Test;
+import java.io.OutputStream;
+import java.time.Instant;
 
 /**
  * A generator that cannot keep up (one connection for a load that needs several): the latency it
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class OverloadedGeneratorTest {
 
-    private static long us(java.time.Instant i) {
+    private static long us(Instant i) {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 
@@ -42,7 +44,7 @@ class OverloadedGeneratorTest {
                     new Scenario(32, 8, 40.0, null, "cold"), HttpFixtures.CORPUS, "g1", "constant", null, 0, null, 60L,
                     0, null, 1_000, 1, Duration.ofSeconds(30));
             final RunSummary summary = new LoadRun(settings, MicroClock.system())
-                    .run(oneConnection, sink, new PrintStream(java.io.OutputStream.nullOutputStream()), () -> null,
+                    .run(oneConnection, sink, new PrintStream(OutputStream.nullOutputStream()), () -> null,
                             () -> (long) sink.tokens.size());
             assertThat(sink.requests).hasSize(60);
             assertThat(sink.requests).allMatch(e -> e.getStatus() == RequestStatus.OK);

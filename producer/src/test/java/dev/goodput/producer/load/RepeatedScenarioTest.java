@@ -16,6 +16,7 @@ import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import dev.goodput.producer.sim.SimTrace;
 import org.junit.jupiter.api.Test;
+import java.io.OutputStream;
 
 /**
  * The same scenario run twice by one generator in one run (the demo loops its matrix): request
@@ -33,7 +34,7 @@ class RepeatedScenarioTest {
                     new Scenario(256, 4, 50.0, null, "cold"), HttpFixtures.CORPUS, "g1", "constant", null, 0, null, 20L,
                     0, null, 1_000, 1, Duration.ofSeconds(30));
             for (int pass = 0; pass < 2; pass++) {
-                new LoadRun(settings, MicroClock.system()).run(client, sink, new PrintStream(java.io.OutputStream.nullOutputStream()),
+                new LoadRun(settings, MicroClock.system()).run(client, sink, new PrintStream(OutputStream.nullOutputStream()),
                         () -> null, () -> (long) sink.tokens.size());
             }
             final List<String> ids = sink.requests.stream().map(RequestEvent::getRequestId).toList();

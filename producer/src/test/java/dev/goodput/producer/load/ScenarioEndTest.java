@@ -13,6 +13,7 @@ import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import org.junit.jupiter.api.Test;
+import java.io.OutputStream;
 
 /**
  * A scenario lasts its stated time even when its next send falls after its end: at a low rate it
@@ -30,7 +31,7 @@ class ScenarioEndTest {
                     new Scenario(64, 4, 0.05, null, "cold"), HttpFixtures.CORPUS, "g1", "constant", null, 0, 1.5, null,
                     0, null, 1_000, 1, Duration.ofSeconds(30));
             final RunSummary s = new LoadRun(settings, MicroClock.system()).run(client, sink,
-                    new PrintStream(java.io.OutputStream.nullOutputStream()), () -> null, () -> (long) sink.tokens.size());
+                    new PrintStream(OutputStream.nullOutputStream()), () -> null, () -> (long) sink.tokens.size());
             assertThat(s.getRequests()).isEqualTo(1);
             // the lower bound holds on any machine: waiting can only make it longer
             assertThat(Duration.between(s.getWarmupEndUs(), s.getEndedUs())).isGreaterThanOrEqualTo(Duration.ofMillis(1_500));

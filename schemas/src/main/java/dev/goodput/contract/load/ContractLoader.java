@@ -32,6 +32,9 @@ import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
+import dev.goodput.config.ConfigException;
+import dev.goodput.config.Yamls;
+import java.util.LinkedHashMap;
 
 /**
  * Loads and validates {@code contract.yaml} and computes its id. Every field is checked; all
@@ -99,8 +102,8 @@ public final class ContractLoader {
     public static Contract parse(String source, String yamlText) {
         final Object tree;
         try {
-            tree = dev.goodput.config.Yamls.parse(yamlText, source, "contract");
-        } catch (dev.goodput.config.ConfigException e) {
+            tree = Yamls.parse(yamlText, source, "contract");
+        } catch (ConfigException e) {
             throw new ContractException(source, e.problems());
         }
         final List<String> problems = Rule.newProblems();
@@ -116,8 +119,8 @@ public final class ContractLoader {
     }
 
     /** Loads several contract files (config/contract.yaml when none are given), by contract id. */
-    public static java.util.Map<String, Contract> loadAll(List<Path> files) {
-        final java.util.Map<String, Contract> byId = new java.util.LinkedHashMap<>();
+    public static Map<String, Contract> loadAll(List<Path> files) {
+        final Map<String, Contract> byId = new LinkedHashMap<>();
         for (Path p : files.isEmpty() ? List.of(Path.of("config/contract.yaml")) : files) {
             final Contract c = load(p);
             byId.put(c.id(), c);

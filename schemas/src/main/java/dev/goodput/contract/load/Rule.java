@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import java.math.BigInteger;
 
 /**
  * A tiny declarative schema for YAML trees: validates a value at a path, collects every problem
@@ -107,7 +108,7 @@ abstract class Rule {
         return new Rule() {
             @Override
             Object check(String path, Object v, List<String> problems) {
-                if ((v instanceof Integer || v instanceof Long || v instanceof java.math.BigInteger)
+                if ((v instanceof Integer || v instanceof Long || v instanceof BigInteger)
                         && ((Number) v).longValue() >= min && ((Number) v).longValue() <= max) {
                     return canonical(new BigDecimal(v.toString()));
                 }

@@ -17,6 +17,9 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
+import java.util.Collections;
+import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.DumperOptions;
 
 class ContractLoaderTest {
 
@@ -44,7 +47,7 @@ class ContractLoaderTest {
         assertThat(reorderedText).isNotEqualTo(dump(tree));
         assertThat(ContractLoader.parse("b", reorderedText).id()).isEqualTo(reference);
         // flow style, comments, 1.0 written as 1.00
-        final String flow = new Yaml().dumpAs(tree, null, org.yaml.snakeyaml.DumperOptions.FlowStyle.FLOW)
+        final String flow = new Yaml().dumpAs(tree, null, DumperOptions.FlowStyle.FLOW)
                 .replace("top_p: 1.0", "top_p: 1.00");
         assertThat(flow).contains("top_p: 1.00");
         assertThat(ContractLoader.parse("c", "# a comment\n" + flow).id()).isEqualTo(reference);
@@ -99,7 +102,7 @@ class ContractLoaderTest {
     }
 
     @Test
-    void changedCorpusIsRefused(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+    void changedCorpusIsRefused(@TempDir Path dir) throws IOException {
         final Contract c = ContractLoader.load(SHIPPED);
         Files.createDirectories(dir.resolve("corpus"));
         Files.writeString(dir.resolve(c.corpus().path()), "{\"id\":\"x\",\"prompt\":\"changed\",\"expected\":\"y\"}\n");
@@ -139,7 +142,7 @@ class ContractLoaderTest {
     @SuppressWarnings("unchecked")
     private static Map<String, Object> reverse(Map<String, Object> m) {
         final List<String> keys = new ArrayList<>(m.keySet());
-        java.util.Collections.reverse(keys);
+        Collections.reverse(keys);
         final Map<String, Object> out = new LinkedHashMap<>();
         for (String k : keys) {
             final Object v = m.get(k);

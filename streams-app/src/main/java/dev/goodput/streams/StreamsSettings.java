@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.goodput.contract.Contract;
+import dev.goodput.config.Durations;
 
 /**
  * Everything the topology's behaviour depends on. Two runs with equal configs over equal input give
@@ -21,7 +22,7 @@ import dev.goodput.contract.Contract;
  * @param upstreamPartitions partitions of the input topics: a window closes only when every one of them has passed it
  * @param topics             topic names
  */
-public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.Objectives> objectivesOverride,
+public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract.Objectives> objectivesOverride,
                             Duration window, Duration grace, Duration orphanExpiry,
                             Duration liveInterval, int upstreamPartitions, TopicNames topics, Selection selection) {
 
@@ -51,8 +52,8 @@ public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.O
         }
     }
 
-    public static StreamsConfig defaults(Map<String, Contract> contracts) {
-        return new StreamsConfig(contracts, Optional.empty(), Duration.ofSeconds(10), Duration.ofSeconds(5),
+    public static StreamsSettings defaults(Map<String, Contract> contracts) {
+        return new StreamsSettings(contracts, Optional.empty(), Duration.ofSeconds(10), Duration.ofSeconds(5),
                 Duration.ofSeconds(60), Duration.ofSeconds(1), 1, TopicNames.defaults(), Selection.ALL);
     }
 
@@ -60,35 +61,35 @@ public record StreamsConfig(Map<String, Contract> contracts, Optional<Contract.O
      * @throws IllegalArgumentException for a window that is not more than 0 or a negative grace (a
      *         zero window divided by zero, and a replay given one never ended)
      */
-    public StreamsConfig withWindow(Duration size, Duration graceDuration) {
-        dev.goodput.config.Durations.positive(size, "--window");
-        dev.goodput.config.Durations.nonNegative(graceDuration, "--grace");
-        return new StreamsConfig(contracts, objectivesOverride, size, graceDuration, orphanExpiry,
+    public StreamsSettings withWindow(Duration size, Duration graceDuration) {
+        Durations.positive(size, "--window");
+        Durations.nonNegative(graceDuration, "--grace");
+        return new StreamsSettings(contracts, objectivesOverride, size, graceDuration, orphanExpiry,
                 liveInterval, upstreamPartitions, topics, selection);
     }
 
-    public StreamsConfig withObjectives(Contract.Objectives o) {
-        return new StreamsConfig(contracts, Optional.of(o), window, grace, orphanExpiry, liveInterval,
+    public StreamsSettings withObjectives(Contract.Objectives o) {
+        return new StreamsSettings(contracts, Optional.of(o), window, grace, orphanExpiry, liveInterval,
                 upstreamPartitions, topics, selection);
     }
 
-    public StreamsConfig withTopics(TopicNames t) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval,
+    public StreamsSettings withTopics(TopicNames t) {
+        return new StreamsSettings(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval,
                 upstreamPartitions, t, selection);
     }
 
-    public StreamsConfig withLiveInterval(Duration d) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, orphanExpiry, d,
+    public StreamsSettings withLiveInterval(Duration d) {
+        return new StreamsSettings(contracts, objectivesOverride, window, grace, orphanExpiry, d,
                 upstreamPartitions, topics, selection);
     }
 
-    public StreamsConfig withUpstreamPartitions(int n) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval, n,
+    public StreamsSettings withUpstreamPartitions(int n) {
+        return new StreamsSettings(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval, n,
                 topics, selection);
     }
 
-    public StreamsConfig withSelection(Selection s) {
-        return new StreamsConfig(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval,
+    public StreamsSettings withSelection(Selection s) {
+        return new StreamsSettings(contracts, objectivesOverride, window, grace, orphanExpiry, liveInterval,
                 upstreamPartitions, topics, s);
     }
 
