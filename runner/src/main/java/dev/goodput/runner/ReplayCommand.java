@@ -89,10 +89,10 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--quality-floor", description = "What-if quality floor (0..1), applied to the recorded quality scores.")
     Double qualityFloor;
 
-    @Option(names = "--window", defaultValue = "10s", description = "Window size (default: ${DEFAULT-VALUE}, as the live run).")
+    @Option(names = "--window", description = "What-if window size (default: the live run's, read from its window records).")
     String window;
 
-    @Option(names = "--grace", defaultValue = "5s", description = "Grace (default: ${DEFAULT-VALUE}, as the live run).")
+    @Option(names = "--grace", description = "What-if grace (default: the live run's, read from its window records).")
     String grace;
 
     @Option(names = "--prices", description = "Price the replay with this price file (published to gpu.prices.<id>); without it no cost is computed.")
@@ -119,8 +119,12 @@ public final class ReplayCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--idle-seconds " + idleSeconds + ": must be more than 0");
         }
         StreamsSettings config;
+        final Duration windowFlag;
+        final Duration graceFlag;
         try {
-            config = StreamsSettings.defaults(byId).withWindow(Durations.parse(window, "--window"), Durations.parse(grace, "--grace"))
+            windowFlag = window == null ? null : Durations.positive(Durations.parse(window, "--window"), "--window");
+            graceFlag = grace == null ? null : Durations.nonNegative(Durations.parse(grace, "--grace"), "--grace");
+            config = StreamsSettings.defaults(byId)
                     .withSelection(new StreamsSettings.Selection(runId, from == null ? Long.MIN_VALUE : micros(from),
                             to == null ? Long.MAX_VALUE : micros(to), qualityFloor));
             if (goodput != null) {
@@ -130,24 +134,42 @@ public final class ReplayCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if (conventions) {
-            if (pricesFile != null || !"10s".equals(window) || !"5s".equals(grace)) {
+            if (pricesFile != null || window != null || grace != null) {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                         "--conventions compares per-request figures: --prices, --window and --grace do not apply to it");
             }
-            for (String line : differences(config, byId)) {
+            for (String line : differences(config, byId, config)) {
                 System.out.println("what-if: " + line);
             }
             return conventions(System.out, config, byId);
         }
-        final StreamsSettings.TopicNames live = config.topics();
-        config = config.withTopics(new StreamsSettings.TopicNames(live.tokens(), live.requests(),
-                live.verdicts() + "." + replayId, live.windowStats() + "." + replayId, live.samples(), live.dlq() + "." + replayId));
-        for (String line : differences(config, byId)) {
-            out.println("what-if: " + line);
-        }
         try (ReadTarget at = ReadTarget.open(dataDir, connection, streamsConfig)) {
+            final StreamsSettings live = asLive(out, config, LiveWindowing.read(at.client(), at.registry(),
+                    config.topics().windowStats()));
+            config = live.withWindow(windowFlag == null ? live.window() : windowFlag, graceFlag == null ? live.grace() : graceFlag);
+            config = config.withTopics(config.topics().suffixedResults(replayId));
+            for (String line : differences(config, byId, live)) {
+                out.println("what-if: " + line);
+            }
             return replay(out, config, byId, at);
         }
+    }
+
+    /** The settings with the live run's windowing, as its window records give it, said on the way. */
+    static StreamsSettings asLive(PrintStream out, StreamsSettings defaults, LiveWindowing live) {
+        if (live == null) {
+            out.printf(Locale.ROOT, "live windowing: no window records on %s; taking the defaults (%s windows, grace %s)%n",
+                    defaults.topics().windowStats(), defaults.window(), defaults.grace());
+            return defaults;
+        }
+        if (live.grace() == null) {
+            out.printf(Locale.ROOT, "live windowing: %s windows; the records predate grace being recorded, taking the default %s%n",
+                    live.window(), defaults.grace());
+            return defaults.withWindow(live.window(), defaults.grace());
+        }
+        out.printf(Locale.ROOT, "live windowing: %s windows, grace %s (from %s)%n", live.window(), live.grace(),
+                defaults.topics().windowStats());
+        return defaults.withWindow(live.window(), live.grace());
     }
 
     private int replay(PrintStream out, StreamsSettings configured, Map<String, Contract> byId, ReadTarget at)
@@ -216,8 +238,8 @@ public final class ReplayCommand implements Callable<Integer> {
         }
     }
 
-    /** Every parameter that differs from the contract and the live defaults, one line each. */
-    static List<String> differences(StreamsSettings c, Map<String, Contract> contracts) {
+    /** Every parameter that differs from the contract and the live run's settings, one line each. */
+    static List<String> differences(StreamsSettings c, Map<String, Contract> contracts, StreamsSettings live) {
         final List<String> out = new ArrayList<>();
         for (Contract k : contracts.values()) {
             final Contract.Objectives o = c.objectives(k);
@@ -228,11 +250,11 @@ public final class ReplayCommand implements Callable<Integer> {
                 out.add("quality floor " + k.quality().floor() + " -> " + c.selection().qualityFloor());
             }
         }
-        if (!c.window().equals(Duration.ofSeconds(10))) {
-            out.add("window 10 s -> " + c.window().toMillis() / 1000.0 + " s");
+        if (!c.window().equals(live.window())) {
+            out.add("window " + live.window().toMillis() / 1000.0 + " s -> " + c.window().toMillis() / 1000.0 + " s");
         }
-        if (!c.grace().equals(Duration.ofSeconds(5))) {
-            out.add("grace 5 s -> " + c.grace().toMillis() / 1000.0 + " s");
+        if (!c.grace().equals(live.grace())) {
+            out.add("grace " + live.grace().toMillis() / 1000.0 + " s -> " + c.grace().toMillis() / 1000.0 + " s");
         }
         return out;
     }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import dev.goodput.contract.Contract;
+import dev.goodput.topics.Topics;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 
@@ -28,7 +29,7 @@ public record SinkConfig(String pricesTopic, String windowStatsTopic, String cos
     }
 
     public static SinkConfig defaults(Map<String, Double> peakTokensPerS) {
-        return new SinkConfig("gpu.prices", "llm.window-stats", "llm.cost", "llm.dlq",
+        return new SinkConfig(Topics.PRICES.name(), Topics.WINDOW_STATS.name(), Topics.COST.name(), Topics.DLQ.name(),
                 List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofHours(1)), peakTokensPerS);
     }
 }

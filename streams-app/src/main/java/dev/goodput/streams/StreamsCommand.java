@@ -48,10 +48,10 @@ public final class StreamsCommand implements Callable<Integer> {
     @Option(names = "--contract", description = "Contract file(s) whose events this app accepts (repeatable; default config/contract.yaml).")
     List<Path> contracts = new ArrayList<>();
 
-    @Option(names = "--window", defaultValue = "10s", description = "Tumbling window size (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--window", defaultValue = StreamsSettings.DEFAULT_WINDOW, description = "Tumbling window size (default: ${DEFAULT-VALUE}).")
     String window;
 
-    @Option(names = "--grace", defaultValue = "5s", description = "Grace after a window's end (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--grace", defaultValue = StreamsSettings.DEFAULT_GRACE, description = "Grace after a window's end (default: ${DEFAULT-VALUE}).")
     String grace;
 
     @Option(names = "--goodput", arity = "1..*", description = "SLO objectives replacing the contract's, in ms: ttft:200 tpot:50 e2el:5000.")
@@ -120,7 +120,7 @@ public final class StreamsCommand implements Callable<Integer> {
             n.put(k, v);
         });
         return new StreamsSettings.TopicNames(n.get("tokens"), n.get("requests"), n.get("verdicts"),
-                n.get("window-stats"), t.samples(), n.get("dlq"));
+                n.get("window-stats"), n.get("dlq"));
     }
 
     static Duration duration(String v, String flag) {

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.goodput.config.Durations;
 import dev.goodput.contract.Contract;
+import dev.goodput.topics.Topics;
 import dev.goodput.config.Durations;
 
 /**
@@ -43,18 +45,28 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
         }
     }
 
-    /** Topic names (the defaults the README lists). */
-    public record TopicNames(String tokens, String requests, String verdicts, String windowStats, String samples,
-                             String dlq) {
+    /** Topic names: {@link Topics}' unless overridden (--topic, or a replay's own output topics). */
+    public record TopicNames(String tokens, String requests, String verdicts, String windowStats, String dlq) {
         public static TopicNames defaults() {
-            return new TopicNames("llm.tokens", "llm.requests", "llm.verdicts", "llm.window-stats",
-                    "goodput-request-samples", "llm.dlq");
+            return new TopicNames(Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.VERDICTS.name(),
+                    Topics.WINDOW_STATS.name(), Topics.DLQ.name());
+        }
+
+        /** A replay's: it reads the raw topics and writes its results next to the live ones, suffixed with its id. */
+        public TopicNames suffixedResults(String id) {
+            return new TopicNames(tokens, requests, verdicts + "." + id, windowStats + "." + id, dlq + "." + id);
         }
     }
 
+    /** The window size every command defaults to (picocli default values must be constants). */
+    public static final String DEFAULT_WINDOW = "10s";
+    /** The grace every command defaults to. */
+    public static final String DEFAULT_GRACE = "5s";
+
     public static StreamsSettings defaults(Map<String, Contract> contracts) {
-        return new StreamsSettings(contracts, Optional.empty(), Duration.ofSeconds(10), Duration.ofSeconds(5),
-                Duration.ofSeconds(60), Duration.ofSeconds(1), 1, TopicNames.defaults(), Selection.ALL);
+        return new StreamsSettings(contracts, Optional.empty(), Durations.parse(DEFAULT_WINDOW, "window"),
+                Durations.parse(DEFAULT_GRACE, "grace"), Duration.ofSeconds(60), Duration.ofSeconds(1), 1,
+                TopicNames.defaults(), Selection.ALL);
     }
 
     /**

@@ -138,12 +138,13 @@ final class WindowAgg {
         lateness.add(o.lateness);
     }
 
-    WindowStats toAvro(Contract c, long sizeUs, boolean isFinal) {
+    WindowStats toAvro(Contract c, long sizeUs, long graceUs, boolean isFinal) {
         final double seconds = sizeUs / 1e6;
         final Map<String, Long> classes = new HashMap<>(errorsByClass);
         return WindowStats.newBuilder()
                 .setContractId(contractId).setScenarioId(scenarioId)
                 .setWindowStartUs(instant(startUs)).setWindowEndUs(instant(startUs + sizeUs)).setIsFinal(isFinal)
+                .setGraceUs(graceUs)
                 .setGpuType(c.hardware().gpuType()).setGpuCount(c.hardware().gpuCount())
                 .setPriceKey(c.hardware().priceKey())
                 .setRequestsTotal(total).setRequestsOk(ok).setRequestsError(error).setRequestsTimeout(timeout)

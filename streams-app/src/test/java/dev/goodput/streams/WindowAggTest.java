@@ -58,7 +58,7 @@ class WindowAggTest {
         // through the wire encoding, as the merger receives them
         parts.forEach(p -> merged.merge(WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(p))));
         final var c = Fixture.CONTRACT;
-        assertThat(merged.toAvro(c, 10_000_000, true)).isEqualTo(whole.toAvro(c, 10_000_000, true));
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, true)).isEqualTo(whole.toAvro(c, 10_000_000, 5_000_000, true));
         assertThat(merged.total).isEqualTo(2_000);
         assertThat(merged.errorsByClass).containsOnlyKeys("http_500", "http_429");
     }
