@@ -2,7 +2,6 @@ package dev.goodput.runner;
 
 import dev.goodput.config.Preflight;
 import dev.goodput.contract.load.ContractException;
-import dev.goodput.producer.cli.BenchProducerCommand;
 import dev.goodput.producer.cli.ProduceCommand;
 import dev.goodput.producer.cli.SimulateCommand;
 import dev.goodput.sink.PricesCommand;
@@ -13,6 +12,7 @@ import picocli.CommandLine.Command;
 import dev.goodput.config.ConfigException;
 import dev.goodput.config.Redact;
 import java.util.Arrays;
+import java.util.ServiceLoader;
 
 /**
  * The {@code goodput} command. Exit codes follow Kafka's tools: 0 done, 1 failed while running,
@@ -20,8 +20,7 @@ import java.util.Arrays;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class, BrokerCommand.class, RegistryCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class,
-            BenchProducerCommand.class, BenchStreamsCommand.class})
+        subcommands = {DemoCommand.class, BrokerCommand.class, RegistryCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class})
 public final class Main {
 
     public static final int EXIT_FAILED = 1;
@@ -36,7 +35,11 @@ public final class Main {
 
     /** The command line, for parsing without running (the compose check uses it). */
     static CommandLine commandLine() {
-        return new CommandLine(new Main());
+        final CommandLine cli = new CommandLine(new Main());
+        for (CommandSet set : ServiceLoader.load(CommandSet.class)) {
+            set.commands().forEach(c -> cli.addSubcommand(c));
+        }
+        return cli;
     }
 
     private static volatile String invocation;

@@ -1,4 +1,4 @@
-package dev.goodput.producer.bench;
+package dev.goodput.bench;
 
 import java.io.BufferedReader;
 import java.io.IOException;

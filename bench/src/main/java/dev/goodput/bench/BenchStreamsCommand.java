@@ -1,4 +1,4 @@
-package dev.goodput.runner;
+package dev.goodput.bench;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 /** {@code goodput bench-streams}: the streams-app's rate against the raw consumer, its heap, and its final-record delay. */
 @Command(name = "bench-streams", mixinStandardHelpOptions = true,
         description = "Benchmark the streams-app (broker and app in child JVMs); prints figures.")
-final class BenchStreamsCommand implements Callable<Integer> {
+public final class BenchStreamsCommand implements Callable<Integer> {
 
     @Option(names = "--contract", defaultValue = "config/contract.yaml")
     Path contract;

@@ -1,4 +1,4 @@
-package dev.goodput.runner;
+package dev.goodput.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;

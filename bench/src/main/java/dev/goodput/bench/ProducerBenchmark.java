@@ -1,4 +1,4 @@
-package dev.goodput.producer.bench;
+package dev.goodput.bench;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -42,6 +42,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.ArrayList;
+import dev.goodput.kafka.EmbeddedKafkaMain;
 
 /**
  * Measures the load generator itself, with the simulator and the Kafka broker in child JVMs so
@@ -81,7 +82,7 @@ public final class ProducerBenchmark {
     /** Runs every phase and prints one result line per figure. */
     public void run() throws Exception {
         final Corpus corpus = Corpus.load(corpusFile);
-        try (ChildJvm broker = ChildJvm.start(childFlags(), "dev.goodput.kafka.EmbeddedKafkaMain", "bootstrap=");
+        try (ChildJvm broker = ChildJvm.start(childFlags(), EmbeddedKafkaMain.class.getName(), "bootstrap=");
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
             final Properties props = new Properties();
             props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.value());

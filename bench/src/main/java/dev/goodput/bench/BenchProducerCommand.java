@@ -1,9 +1,8 @@
-package dev.goodput.producer.cli;
+package dev.goodput.bench;
 
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-import dev.goodput.producer.bench.ProducerBenchmark;
 import dev.goodput.producer.client.TimingPriority;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -1,4 +1,4 @@
-package dev.goodput.runner;
+package dev.goodput.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -21,7 +21,6 @@ import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import dev.goodput.producer.bench.ChildJvm;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
@@ -44,6 +43,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import java.util.HashMap;
+import dev.goodput.kafka.EmbeddedKafkaMain;
 
 /**
  * Measures the streams-app against a broker in a child JVM, with the app itself in another child
@@ -77,7 +77,7 @@ final class StreamsBenchmark {
     }
 
     void run() throws Exception {
-        try (ChildJvm broker = ChildJvm.start(List.of("-Xmx1g"), "dev.goodput.kafka.EmbeddedKafkaMain", "bootstrap=");
+        try (ChildJvm broker = ChildJvm.start(List.of("-Xmx1g"), EmbeddedKafkaMain.class.getName(), "bootstrap=");
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
             final String bootstrap = broker.value();
             final SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
