@@ -158,17 +158,17 @@ public final class ReplayCommand implements Callable<Integer> {
     /** The settings with the live run's windowing, as its window records give it, said on the way. */
     static StreamsSettings asLive(PrintStream out, StreamsSettings defaults, LiveWindowing live) {
         if (live == null) {
-            out.printf(Locale.ROOT, "live windowing: no window records on %s; taking the defaults (%s windows, grace %s)%n",
-                    defaults.topics().windowStats(), defaults.window(), defaults.grace());
+            out.printf(Locale.ROOT, "live windowing: no window records on %s; taking the defaults (%s s windows, grace %s s)%n",
+                    defaults.topics().windowStats(), seconds(defaults.window()), seconds(defaults.grace()));
             return defaults;
         }
         if (live.grace() == null) {
-            out.printf(Locale.ROOT, "live windowing: %s windows; the records predate grace being recorded, taking the default %s%n",
-                    live.window(), defaults.grace());
+            out.printf(Locale.ROOT, "live windowing: %s s windows; the records predate grace being recorded, taking the default %s s%n",
+                    seconds(live.window()), seconds(defaults.grace()));
             return defaults.withWindow(live.window(), defaults.grace());
         }
-        out.printf(Locale.ROOT, "live windowing: %s windows, grace %s (from %s)%n", live.window(), live.grace(),
-                defaults.topics().windowStats());
+        out.printf(Locale.ROOT, "live windowing: %s s windows, grace %s s (from %s)%n", seconds(live.window()),
+                seconds(live.grace()), defaults.topics().windowStats());
         return defaults.withWindow(live.window(), live.grace());
     }
 
@@ -238,6 +238,10 @@ public final class ReplayCommand implements Callable<Integer> {
         }
     }
 
+    private static String seconds(Duration d) {
+        return java.math.BigDecimal.valueOf(d.toMillis(), 3).stripTrailingZeros().toPlainString();
+    }
+
     /** Every parameter that differs from the contract and the live run's settings, one line each. */
     static List<String> differences(StreamsSettings c, Map<String, Contract> contracts, StreamsSettings live) {
         final List<String> out = new ArrayList<>();
@@ -251,10 +255,10 @@ public final class ReplayCommand implements Callable<Integer> {
             }
         }
         if (!c.window().equals(live.window())) {
-            out.add("window " + live.window().toMillis() / 1000.0 + " s -> " + c.window().toMillis() / 1000.0 + " s");
+            out.add("window " + seconds(live.window()) + " s -> " + seconds(c.window()) + " s");
         }
         if (!c.grace().equals(live.grace())) {
-            out.add("grace " + live.grace().toMillis() / 1000.0 + " s -> " + c.grace().toMillis() / 1000.0 + " s");
+            out.add("grace " + seconds(live.grace()) + " s -> " + seconds(c.grace()) + " s");
         }
         return out;
     }
