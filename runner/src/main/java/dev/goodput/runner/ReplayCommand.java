@@ -24,7 +24,9 @@ import dev.goodput.sink.SinkCommand;
 import dev.goodput.sink.SinkConfig;
 import dev.goodput.metrics.SloFlags;
 import dev.goodput.streams.StreamsApp;
+import dev.goodput.streams.SettingsOptions;
 import dev.goodput.streams.StreamsSettings;
+import dev.goodput.config.Settings;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -67,6 +69,10 @@ public final class ReplayCommand implements Callable<Integer> {
     @CommandLine.Mixin
     Connection connection;
 
+    /** --window, --grace, --goodput, --topic, --settings: each not given is the live run's. */
+    @CommandLine.Mixin
+    SettingsOptions settings;
+
 
     @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
     Path streamsConfig;
@@ -83,17 +89,8 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--to", description = "Only requests completing before this instant (ISO-8601).")
     Instant to;
 
-    @Option(names = "--goodput", arity = "1..*", description = "What-if SLO objectives, ms: ttft:200 tpot:50 e2el:5000.")
-    List<String> goodput;
-
     @Option(names = "--quality-floor", description = "What-if quality floor (0..1), applied to the recorded quality scores.")
     Double qualityFloor;
-
-    @Option(names = "--window", description = "What-if window size (default: the live run's, read from its window records).")
-    String window;
-
-    @Option(names = "--grace", description = "What-if grace (default: the live run's, read from its window records).")
-    String grace;
 
     @Option(names = "--prices", description = "Price the replay with this price file (published to gpu.prices.<id>); without it no cost is computed.")
     Path pricesFile;
@@ -118,23 +115,19 @@ public final class ReplayCommand implements Callable<Integer> {
         if (!(idleSeconds > 0)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--idle-seconds " + idleSeconds + ": must be more than 0");
         }
+        final Map<String, Settings.Value> merged;
         StreamsSettings config;
-        final Duration windowFlag;
-        final Duration graceFlag;
         try {
-            windowFlag = window == null ? null : Durations.positive(Durations.parse(window, "--window"), "--window");
-            graceFlag = grace == null ? null : Durations.nonNegative(Durations.parse(grace, "--grace"), "--grace");
-            config = StreamsSettings.defaults(byId)
+            merged = settings.merged(System.getenv());
+            // checked against the defaults at once, before any connection: a bad value is refused at start
+            config = StreamsSettings.apply(StreamsSettings.defaults(byId), merged)
                     .withSelection(new StreamsSettings.Selection(runId, from == null ? Long.MIN_VALUE : micros(from),
                             to == null ? Long.MAX_VALUE : micros(to), qualityFloor));
-            if (goodput != null) {
-                config = config.withObjectives(SloFlags.parse(goodput));
-            }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         if (conventions) {
-            if (pricesFile != null || window != null || grace != null) {
+            if (pricesFile != null || merged.containsKey("window") || merged.containsKey("grace")) {
                 throw new CommandLine.ParameterException(spec.commandLine(),
                         "--conventions compares per-request figures: --prices, --window and --grace do not apply to it");
             }
@@ -144,9 +137,10 @@ public final class ReplayCommand implements Callable<Integer> {
             return conventions(System.out, config, byId);
         }
         try (ReadTarget at = ReadTarget.open(dataDir, connection, streamsConfig)) {
-            final StreamsSettings live = asLive(out, config, LiveWindowing.read(at.client(), at.registry(),
-                    config.topics().windowStats()));
-            config = live.withWindow(windowFlag == null ? live.window() : windowFlag, graceFlag == null ? live.grace() : graceFlag);
+            final StreamsSettings defaults = StreamsSettings.defaults(byId);
+            final StreamsSettings live = asLive(out, config.withWindow(defaults.window(), defaults.grace()),
+                    LiveWindowing.read(at.client(), at.registry(), config.topics().windowStats()));
+            config = StreamsSettings.apply(live, merged);
             config = config.withTopics(config.topics().suffixedResults(replayId));
             for (String line : differences(config, byId, live)) {
                 out.println("what-if: " + line);
@@ -213,7 +207,7 @@ public final class ReplayCommand implements Callable<Integer> {
 
     /** The conventions replay: a batch recomputation of the raw events, printed and written to a file named by the replay id. */
     private int conventions(PrintStream out, StreamsSettings config, Map<String, Contract> byId) throws IOException {
-        if (byId.size() != 1 && goodput == null) {
+        if (byId.size() != 1 && config.objectivesOverride().isEmpty()) {
             throw new CommandLine.ParameterException(spec.commandLine(),
                     "--conventions with several contracts needs the objectives given with --goodput");
         }

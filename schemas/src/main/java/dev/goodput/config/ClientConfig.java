@@ -37,16 +37,7 @@ public final class ClientConfig {
      */
     public static Properties merge(Path file, Map<String, String> env, Map<String, String> flags,
                                    Map<String, String> defaults) {
-        final Properties p = new Properties();
-        if (file != null) {
-            try (Reader r = Files.newBufferedReader(file)) {
-                p.load(r);
-            } catch (NoSuchFileException e) {
-                throw new ConfigException("client properties", file.toString(), List.of("file not found"));
-            } catch (IOException | IllegalArgumentException e) {
-                throw new ConfigException("client properties", file.toString(), List.of("cannot read: " + e.getMessage()));
-            }
-        }
+        final Properties p = file == null ? new Properties() : load(file, "client properties");
         env.forEach((k, v) -> {
             if (k.startsWith(ENV_PREFIX) && k.length() > ENV_PREFIX.length()) {
                 p.setProperty(k.substring(ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.'), v);
@@ -58,6 +49,19 @@ public final class ClientConfig {
             }
         });
         defaults.forEach(p::putIfAbsent);
+        return p;
+    }
+
+    /** A .properties file, or a {@link ConfigException} naming it as the given kind of file. */
+    static Properties load(Path file, String kind) {
+        final Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(file)) {
+            p.load(r);
+        } catch (NoSuchFileException e) {
+            throw new ConfigException(kind, file.toString(), List.of("file not found"));
+        } catch (IOException | IllegalArgumentException e) {
+            throw new ConfigException(kind, file.toString(), List.of("cannot read: " + e.getMessage()));
+        }
         return p;
     }
 

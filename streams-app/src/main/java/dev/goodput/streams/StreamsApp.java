@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
-import dev.goodput.contract.load.ContractException;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.serde.AvroSerdes;
@@ -20,6 +19,7 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import dev.goodput.config.ClientConfig;
+import dev.goodput.config.ConfigException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.config.ConfigResource;
@@ -70,7 +70,7 @@ public final class StreamsApp {
             final int tokens = d.get(c.topics().tokens()).partitions().size();
             final int requests = d.get(c.topics().requests()).partitions().size();
             if (tokens != requests) {
-                throw new ContractException("topics", List.of(c.topics().tokens() + " has " + tokens + " partitions and "
+                throw new ConfigException("topic layout", c.topics().tokens() + ", " + c.topics().requests(), List.of(c.topics().tokens() + " has " + tokens + " partitions and "
                         + c.topics().requests() + " has " + requests + ": they must be equal (co-partitioned by request id)"));
             }
             warnUnlessLogAppendTime(admin, List.of(c.topics().tokens(), c.topics().requests()));

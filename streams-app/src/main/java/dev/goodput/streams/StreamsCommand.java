@@ -38,6 +38,9 @@ public final class StreamsCommand implements Callable<Integer> {
     @CommandLine.Mixin
     Connection connection;
 
+    @CommandLine.Mixin
+    SettingsOptions settings;
+
 
     @Option(names = "--streams.config", description = "Kafka Streams / client properties file.")
     Path streamsConfig;
@@ -47,15 +50,6 @@ public final class StreamsCommand implements Callable<Integer> {
 
     @Option(names = "--contract", description = "Contract file(s) whose events this app accepts (repeatable; default config/contract.yaml).")
     List<Path> contracts = new ArrayList<>();
-
-    @Option(names = "--window", defaultValue = StreamsSettings.DEFAULT_WINDOW, description = "Tumbling window size (default: ${DEFAULT-VALUE}).")
-    String window;
-
-    @Option(names = "--grace", defaultValue = StreamsSettings.DEFAULT_GRACE, description = "Grace after a window's end (default: ${DEFAULT-VALUE}).")
-    String grace;
-
-    @Option(names = "--goodput", arity = "1..*", description = "SLO objectives replacing the contract's, in ms: ttft:200 tpot:50 e2el:5000.")
-    List<String> goodput;
 
     @Option(names = "--state-dir", defaultValue = ".goodput/streams-state", description = "Local state folder.")
     Path stateDir;
@@ -71,9 +65,6 @@ public final class StreamsCommand implements Callable<Integer> {
     @Option(names = "--max-thread-replacements", defaultValue = "3", description = "Failed stream threads replaced "
             + "before the app stops with the cause and exit code 1 (default: ${DEFAULT-VALUE}).")
     int maxThreadReplacements;
-
-    @Option(names = "--topic", description = "Topic name override, NAME=TOPIC for tokens, requests, verdicts, window-stats, dlq (repeatable).")
-    Map<String, String> topicNames = new LinkedHashMap<>();
 
     @Override
     public Integer call() throws InterruptedException {
@@ -99,31 +90,9 @@ public final class StreamsCommand implements Callable<Integer> {
     StreamsSettings config() {
         final Map<String, Contract> byId = ContractLoader.loadAll(contracts);
         try {
-            StreamsSettings c = StreamsSettings.defaults(byId)
-                    .withWindow(duration(window, "--window"), duration(grace, "--grace"));
-            if (goodput != null) {
-                c = c.withObjectives(SloFlags.parse(goodput));
-            }
-            return c.withTopics(topics(c.topics()));
+            return StreamsSettings.apply(StreamsSettings.defaults(byId), settings.merged(System.getenv()));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-    }
-
-    private StreamsSettings.TopicNames topics(StreamsSettings.TopicNames t) {
-        final Map<String, String> n = new LinkedHashMap<>(Map.of("tokens", t.tokens(), "requests", t.requests(),
-                "verdicts", t.verdicts(), "window-stats", t.windowStats(), "dlq", t.dlq()));
-        topicNames.forEach((k, v) -> {
-            if (!n.containsKey(k)) {
-                throw new IllegalArgumentException("--topic " + k + "=...: unknown topic (use " + n.keySet() + ")");
-            }
-            n.put(k, v);
-        });
-        return new StreamsSettings.TopicNames(n.get("tokens"), n.get("requests"), n.get("verdicts"),
-                n.get("window-stats"), n.get("dlq"));
-    }
-
-    static Duration duration(String v, String flag) {
-        return Durations.parse(v, flag);
     }
 }

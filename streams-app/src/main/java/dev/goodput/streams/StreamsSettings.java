@@ -4,10 +4,22 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.goodput.config.ConfigException;
 import dev.goodput.config.Durations;
+import dev.goodput.config.Settings;
+import dev.goodput.metrics.SloFlags;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import dev.goodput.contract.Contract;
 import dev.goodput.topics.Topics;
+import dev.goodput.config.ConfigException;
 import dev.goodput.config.Durations;
+import dev.goodput.config.Settings;
+import dev.goodput.metrics.SloFlags;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
 /**
  * Everything the topology's behaviour depends on. Two runs with equal configs over equal input give
@@ -116,5 +128,58 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
     /** The objectives that judge a request of this contract. */
     public Contract.Objectives objectives(Contract c) {
         return objectivesOverride.orElse(c.objectives());
+    }
+
+    /** The keys of the streams-app's settings ({@code --settings} file, {@code GOODPUT_<KEY>}, flags). */
+    public static final Set<String> KEYS = Set.of("window", "grace", "goodput", "topic.tokens", "topic.requests",
+            "topic.verdicts", "topic.window-stats", "topic.dlq");
+
+    /**
+     * A base (the defaults, or the live run's settings for a replay) with merged settings applied.
+     *
+     * @throws ConfigException naming each bad value's source (flag, variable or file) and what is allowed
+     */
+    public static StreamsSettings apply(StreamsSettings base, Map<String, Settings.Value> merged) {
+        final List<String> problems = new ArrayList<>();
+        StreamsSettings c = base;
+        final Duration size = duration(merged.get("window"), c.window(), true, problems);
+        final Duration after = duration(merged.get("grace"), c.grace(), false, problems);
+        if (size != null && after != null) {
+            c = c.withWindow(size, after);
+        }
+        final Settings.Value o = merged.get("goodput");
+        if (o != null) {
+            try {
+                c = c.withObjectives(SloFlags.parse(List.of(o.value().trim().split("\\s+"))));
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage().replaceFirst("^--goodput", o.source()));
+            }
+        }
+        final TopicNames t = c.topics();
+        c = c.withTopics(new TopicNames(topic(merged, "tokens", t.tokens()), topic(merged, "requests", t.requests()),
+                topic(merged, "verdicts", t.verdicts()), topic(merged, "window-stats", t.windowStats()),
+                topic(merged, "dlq", t.dlq())));
+        if (!problems.isEmpty()) {
+            throw new ConfigException("settings", "(flags, GOODPUT_* variables, --settings file)", problems);
+        }
+        return c;
+    }
+
+    private static Duration duration(Settings.Value v, Duration otherwise, boolean positive, List<String> problems) {
+        if (v == null) {
+            return otherwise;
+        }
+        try {
+            final Duration d = Durations.parse(v.value(), v.source());
+            return positive ? Durations.positive(d, v.source()) : Durations.nonNegative(d, v.source());
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+            return null;
+        }
+    }
+
+    private static String topic(Map<String, Settings.Value> merged, String name, String otherwise) {
+        final Settings.Value v = merged.get("topic." + name);
+        return v == null || v.value().isBlank() ? otherwise : v.value();
     }
 }
