@@ -44,6 +44,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import java.util.HashMap;
 import dev.goodput.kafka.EmbeddedKafkaMain;
+import dev.goodput.metrics.Micros;
 
 /**
  * Measures the streams-app against a broker in a child JVM, with the app itself in another child
@@ -292,14 +293,14 @@ final class StreamsBenchmark {
             final long at = first + c * 10_000L;
             p.send(new ProducerRecord<>(tokens, null, at / 1000, id, TokenEvent.newBuilder().setContractId(contract.id())
                     .setRunId("bench").setScenarioId(scenario).setRequestId(id).setChunkIndex(c).setKind(ChunkKind.ANSWER)
-                    .setTokens(1).setArrivalTimeUs(at(at)).setWarmup(false).build()));
+                    .setTokens(1).setArrivalTimeUs(Micros.toInstant(at)).setWarmup(false).build()));
         }
         final long last = first + (perRequest - 1) * 10_000L;
         p.send(new ProducerRecord<>(reqs, null, (last + 100) / 1000, id, RequestEvent.newBuilder()
                 .setContractId(contract.id()).setRunId("bench").setScenarioId(scenario).setTargetId("sim").setGpuType("H100")
-                .setGpuCount(1).setRequestId(id).setAttempt(1).setIntendedSendTimeUs(at(intended))
-                .setActualSendTimeUs(at(intended + 50)).setFirstChunkTimeUs(at(first)).setFirstAnswerTimeUs(at(first))
-                .setLastChunkTimeUs(at(last)).setCompletionTimeUs(at(last + 100)).setPromptTokens(64)
+                .setGpuCount(1).setRequestId(id).setAttempt(1).setIntendedSendTimeUs(Micros.toInstant(intended))
+                .setActualSendTimeUs(Micros.toInstant(intended + 50)).setFirstChunkTimeUs(Micros.toInstant(first)).setFirstAnswerTimeUs(Micros.toInstant(first))
+                .setLastChunkTimeUs(Micros.toInstant(last)).setCompletionTimeUs(Micros.toInstant(last + 100)).setPromptTokens(64)
                 .setOutputTokens(perRequest).setOutputTokensSource(TokenCountSource.SERVER_USAGE).setContentChunks(perRequest)
                 .setStatus(RequestStatus.OK).setHttpStatus(200).setQualityScore(1.0).setQualityPass(true).setWarmup(false)
                 .build()));
@@ -453,7 +454,4 @@ final class StreamsBenchmark {
         return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 
-    private static Instant at(long us) {
-        return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
-    }
 }

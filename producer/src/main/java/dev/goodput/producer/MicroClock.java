@@ -73,8 +73,4 @@ public final class MicroClock {
     public long toNanoTime(long micros) {
         return anchorNanos + (micros - anchorMicros) * 1_000;
     }
-
-    public static Instant toInstant(long micros) {
-        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
-    }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import dev.goodput.metrics.Micros;
 
 class MicroClockTest {
 
@@ -34,7 +35,7 @@ class MicroClockTest {
 
     @Test
     void instantsKeepMicrosecondsOnBothSidesOfTheEpoch() {
-        assertThat(MicroClock.toInstant(1_500_000L)).isEqualTo(Instant.ofEpochSecond(1, 500_000_000));
-        assertThat(MicroClock.toInstant(-1L)).isEqualTo(Instant.ofEpochSecond(-1, 999_999_000));
+        assertThat(Micros.toInstant(1_500_000L)).isEqualTo(Instant.ofEpochSecond(1, 500_000_000));
+        assertThat(Micros.toInstant(-1L)).isEqualTo(Instant.ofEpochSecond(-1, 999_999_000));
     }
 }

@@ -24,6 +24,7 @@ import dev.goodput.contract.load.ContractLoader;
 import org.HdrHistogram.Histogram;
 import dev.goodput.metrics.Definitions;
 import java.util.Arrays;
+import dev.goodput.metrics.Micros;
 
 /**
  * Writes a report as one folder a team can publish: the page ({@code index.html}), the contract,
@@ -138,13 +139,13 @@ public final class Bundle {
             m.put("error_class", e.getErrorClass());
             m.put("http_status", e.getHttpStatus());
             m.put("error_message", e.getErrorMessage());
-            m.put("intended_send_time_us", RunRecords.micros(e.getIntendedSendTimeUs()));
-            m.put("actual_send_time_us", RunRecords.micros(e.getActualSendTimeUs()));
-            m.put("dispatch_lateness_us", RunRecords.micros(e.getActualSendTimeUs()) - RunRecords.micros(e.getIntendedSendTimeUs()));
-            m.put("first_chunk_time_us", e.getFirstChunkTimeUs() == null ? null : RunRecords.micros(e.getFirstChunkTimeUs()));
-            m.put("first_answer_time_us", e.getFirstAnswerTimeUs() == null ? null : RunRecords.micros(e.getFirstAnswerTimeUs()));
-            m.put("last_chunk_time_us", e.getLastChunkTimeUs() == null ? null : RunRecords.micros(e.getLastChunkTimeUs()));
-            m.put("completion_time_us", RunRecords.micros(e.getCompletionTimeUs()));
+            m.put("intended_send_time_us", Micros.of(e.getIntendedSendTimeUs()));
+            m.put("actual_send_time_us", Micros.of(e.getActualSendTimeUs()));
+            m.put("dispatch_lateness_us", Micros.of(e.getActualSendTimeUs()) - Micros.of(e.getIntendedSendTimeUs()));
+            m.put("first_chunk_time_us", e.getFirstChunkTimeUs() == null ? null : Micros.of(e.getFirstChunkTimeUs()));
+            m.put("first_answer_time_us", e.getFirstAnswerTimeUs() == null ? null : Micros.of(e.getFirstAnswerTimeUs()));
+            m.put("last_chunk_time_us", e.getLastChunkTimeUs() == null ? null : Micros.of(e.getLastChunkTimeUs()));
+            m.put("completion_time_us", Micros.of(e.getCompletionTimeUs()));
             m.put("prompt_tokens", e.getPromptTokens());
             m.put("output_tokens", e.getOutputTokens());
             m.put("output_tokens_source", e.getOutputTokensSource().name());
@@ -218,8 +219,8 @@ public final class Bundle {
         }
         final Csv csv = new Csv(header);
         for (WindowStats w : windows) {
-            final List<Object> row = new ArrayList<>(List.of(w.getScenarioId(), RunRecords.micros(w.getWindowStartUs()),
-                    RunRecords.micros(w.getWindowEndUs()), w.getIsFinal(), w.getRequestsTotal(), w.getRequestsOk(),
+            final List<Object> row = new ArrayList<>(List.of(w.getScenarioId(), Micros.of(w.getWindowStartUs()),
+                    Micros.of(w.getWindowEndUs()), w.getIsFinal(), w.getRequestsTotal(), w.getRequestsOk(),
                     w.getGoodRequests(), w.getGoodFraction(), w.getGoodputRps(), w.getOutputTokensPerS(), w.getLateEvents()));
             for (LatencySummary s : List.of(w.getTtft(), w.getTtfat(), w.getItl(), w.getTpot(), w.getE2e())) {
                 row.addAll(percentiles(s));
@@ -243,9 +244,9 @@ public final class Bundle {
                 "good_requests", "output_tokens_ok", "output_tokens_good", "achieved_tokens_per_s", "compute_cost_per_m_usd",
                 "cost_per_successful_m_usd", "hourly_cost_usd", "utilization"));
         for (CostRecord c : costs) {
-            csv.row(Arrays.asList(c.getScenarioId(), RunRecords.micros(c.getWindowStartUs()), RunRecords.micros(c.getWindowEndUs()),
+            csv.row(Arrays.asList(c.getScenarioId(), Micros.of(c.getWindowStartUs()), Micros.of(c.getWindowEndUs()),
                     c.getPriceKey(), c.getPriced(), c.getUnpricedReason(), c.getUsdPerGpuHour(),
-                    c.getPriceEffectiveFromUs() == null ? null : RunRecords.micros(c.getPriceEffectiveFromUs()), c.getPriceSource(),
+                    c.getPriceEffectiveFromUs() == null ? null : Micros.of(c.getPriceEffectiveFromUs()), c.getPriceSource(),
                     c.getGpuCount(), c.getWindowSeconds(), c.getRequestsTotal(), c.getGoodRequests(), c.getOutputTokensOk(),
                     c.getOutputTokensGood(), c.getAchievedTokensPerS(), c.getComputeCostPerMUsd(), c.getCostPerSuccessfulMUsd(),
                     c.getHourlyCostUsd(), c.getUtilization()));
@@ -260,8 +261,8 @@ public final class Bundle {
                 "generator_saturated", "generator_cpu_s", "wall_s"));
         for (RunSummary s : runs) {
             csv.row(Arrays.asList(s.getScenarioId(), s.getGeneratorId(), s.getTargetId(), s.getArrival(), s.getRateRps(),
-                    s.getConcurrency(), RunRecords.micros(s.getStartedUs()), RunRecords.micros(s.getWarmupEndUs()),
-                    RunRecords.micros(s.getEndedUs()), s.getRequests(), s.getWarmupRequests(), s.getRequestsOk(),
+                    s.getConcurrency(), Micros.of(s.getStartedUs()), Micros.of(s.getWarmupEndUs()),
+                    Micros.of(s.getEndedUs()), s.getRequests(), s.getWarmupRequests(), s.getRequestsOk(),
                     s.getRequestsError(), s.getRequestsTimeout(), s.getRequestsAbandoned(), s.getTokenEvents(),
                     s.getLatenessP50Us(), s.getLatenessP99Us(), s.getLatenessMaxUs(), s.getLatenessBoundUs(),
                     s.getGeneratorSaturated(), s.getGeneratorCpuS(), s.getWallS()));

@@ -26,6 +26,7 @@ import dev.goodput.metrics.Histograms;
 import dev.goodput.metrics.Definitions;
 import java.util.Locale;
 import java.util.stream.Collectors;
+import dev.goodput.metrics.Micros;
 
 /**
  * The report's page: one self-contained HTML file (no network, no external script). Tables are
@@ -223,7 +224,7 @@ final class HtmlPage {
                 + "</tr></thead><tbody>\n");
         for (WindowStats w : run.windows()) {
             h.append("<tr data-scenario=\"").append(html(w.getScenarioId())).append("\" data-window=\"")
-                    .append(RunRecords.micros(w.getWindowStartUs())).append("\"><td>").append(html(w.getScenarioId())).append("</td><td>")
+                    .append(Micros.of(w.getWindowStartUs())).append("\"><td>").append(html(w.getScenarioId())).append("</td><td>")
                     .append(w.getWindowStartUs()).append("</td><td>").append(w.getIsFinal() ? "yes" : "live").append("</td>");
             cell(h, "requests", w.getRequestsTotal());
             cell(h, "good", w.getGoodRequests());
@@ -314,7 +315,7 @@ final class HtmlPage {
     /** The data the page's script draws. */
     static Map<String, Object> charts(Report r) {
         final Map<String, Object> charts = new LinkedHashMap<>();
-        final long start = r.run().runs().stream().mapToLong(x -> RunRecords.micros(x.getStartedUs())).min().orElse(0);
+        final long start = r.run().runs().stream().mapToLong(x -> Micros.of(x.getStartedUs())).min().orElse(0);
         final Map<String, List<Map<String, Object>>> overTime = new LinkedHashMap<>();
         for (String s : List.of("TTFT p50", "TTFT p99", "ITL p99", "E2E p99")) {
             overTime.put(s, new ArrayList<>());
@@ -323,7 +324,7 @@ final class HtmlPage {
             if (w.getRequestsOk() == 0) {
                 continue;
             }
-            final double x = (RunRecords.micros(w.getWindowEndUs()) - start) / 1e6;
+            final double x = (Micros.of(w.getWindowEndUs()) - start) / 1e6;
             final String label = w.getScenarioId();
             overTime.get("TTFT p50").add(point(x, w.getTtft().getP50Us() / 1000.0, label));
             overTime.get("TTFT p99").add(point(x, w.getTtft().getP99Us() / 1000.0, label));

@@ -21,6 +21,7 @@ import dev.goodput.topics.Topics;
 import dev.goodput.avro.RequestStatus;
 import java.time.Instant;
 import java.util.TreeMap;
+import dev.goodput.metrics.Micros;
 
 /**
  * Every record of one run, read back from the topics: the generator's run summaries and request
@@ -91,13 +92,13 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                     + allRuns.stream().map(RunSummary::getRunId).distinct().collect(Collectors.joining(", ")) + ")");
         }
         final Set<String> keys = runs.stream().map(r -> r.getContractId() + "|" + r.getScenarioId()).collect(Collectors.toSet());
-        final long from = runs.stream().mapToLong(r -> micros(r.getStartedUs())).min().orElseThrow();
-        final long to = runs.stream().mapToLong(r -> micros(r.getEndedUs())).max().orElseThrow();
+        final long from = runs.stream().mapToLong(r -> Micros.of(r.getStartedUs())).min().orElseThrow();
+        final long to = runs.stream().mapToLong(r -> Micros.of(r.getEndedUs())).max().orElseThrow();
         final Map<String, WindowStats> windows = new LinkedHashMap<>();
         for (WindowStats w : allWindows) {
             if (keys.contains(w.getContractId() + "|" + w.getScenarioId())
-                    && micros(w.getWindowEndUs()) > from && micros(w.getWindowStartUs()) <= to) {
-                final String k = w.getContractId() + "|" + w.getScenarioId() + "|" + micros(w.getWindowStartUs());
+                    && Micros.of(w.getWindowEndUs()) > from && Micros.of(w.getWindowStartUs()) <= to) {
+                final String k = w.getContractId() + "|" + w.getScenarioId() + "|" + Micros.of(w.getWindowStartUs());
                 final WindowStats seen = windows.get(k);
                 if (seen == null || !seen.getIsFinal()) {
                     windows.put(k, w);
@@ -106,7 +107,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         }
         final Map<String, CostRecord> costs = new LinkedHashMap<>();
         for (CostRecord c : allCosts) {
-            final String k = c.getContractId() + "|" + c.getScenarioId() + "|" + micros(c.getWindowStartUs());
+            final String k = c.getContractId() + "|" + c.getScenarioId() + "|" + Micros.of(c.getWindowStartUs());
             if ("window".equals(c.getSpan()) && windows.containsKey(k)) {
                 costs.put(k, c);
             }
@@ -156,7 +157,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                     .setRequestsTimeout(count(events, RequestStatus.TIMEOUT))
                     .setRequestsAbandoned(count(events, RequestStatus.ABANDONED))
                     .setTokenEvents(0).setLatenessP50Us(0).setLatenessP99Us(0).setLatenessMaxUs(0).setLatenessBoundUs(0)
-                    .setGeneratorSaturated(false).setGeneratorCpuS(0).setWallS(micros(ended) / 1e6 - micros(started) / 1e6).build());
+                    .setGeneratorSaturated(false).setGeneratorCpuS(0).setWallS(Micros.of(ended) / 1e6 - Micros.of(started) / 1e6).build());
         }
         return out;
     }
@@ -176,7 +177,4 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 .distinct().collect(Collectors.toList());
     }
 
-    static long micros(Instant i) {
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
-    }
 }

@@ -18,6 +18,7 @@ import dev.goodput.metrics.CostFormulas;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Histograms;
 import org.HdrHistogram.Histogram;
+import dev.goodput.metrics.Micros;
 
 /**
  * One scenario of a run, whole: counts summed over its windows, latency histograms merged over
@@ -67,7 +68,7 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
         double seconds = 0;
         boolean saturated = false;
         for (RunSummary r : runs) {
-            seconds += (RunRecords.micros(r.getEndedUs()) - RunRecords.micros(r.getWarmupEndUs())) / 1e6;
+            seconds += (Micros.of(r.getEndedUs()) - Micros.of(r.getWarmupEndUs())) / 1e6;
             saturated |= r.getGeneratorSaturated();
         }
         long requests = 0, ok = 0, errors = 0, timeouts = 0, abandoned = 0, slo = 0, quality = 0, good = 0, tokOk = 0, tokGood = 0;

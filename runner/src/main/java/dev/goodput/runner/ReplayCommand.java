@@ -48,6 +48,7 @@ import java.io.IOException;
 import java.util.Objects;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import dev.goodput.metrics.Micros;
 
 /**
  * {@code goodput replay}: recomputes a run's results from the retained raw topics with a fresh
@@ -121,8 +122,8 @@ public final class ReplayCommand implements Callable<Integer> {
             merged = settings.merged(System.getenv());
             // checked against the defaults at once, before any connection: a bad value is refused at start
             config = StreamsSettings.apply(StreamsSettings.defaults(byId), merged)
-                    .withSelection(new StreamsSettings.Selection(runId, from == null ? Long.MIN_VALUE : micros(from),
-                            to == null ? Long.MAX_VALUE : micros(to), qualityFloor));
+                    .withSelection(new StreamsSettings.Selection(runId, from == null ? Long.MIN_VALUE : Micros.of(from),
+                            to == null ? Long.MAX_VALUE : Micros.of(to), qualityFloor));
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -334,7 +335,4 @@ public final class ReplayCommand implements Callable<Integer> {
         }
     }
 
-    private static long micros(Instant i) {
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
-    }
 }

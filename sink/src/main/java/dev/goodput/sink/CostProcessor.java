@@ -23,6 +23,7 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import java.io.ByteArrayInputStream;
+import dev.goodput.metrics.Micros;
 
 /**
  * Prices final window stats with the GPU price version in force at the window's event time (a
@@ -72,7 +73,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
     private void onPrice(Record<String, byte[]> record) {
         final GpuPrice p = prices.deserialize(config.pricesTopic(), record.value());
         final TreeMap<Long, byte[]> v = decodeVersions(versions.get(p.getPriceKey()));
-        v.put(micros(p.getEffectiveFromUs()), priceBytes.serialize(config.pricesTopic(), p));
+        v.put(Micros.of(p.getEffectiveFromUs()), priceBytes.serialize(config.pricesTopic(), p));
         versions.put(p.getPriceKey(), encodeVersions(v));
     }
 
@@ -81,7 +82,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
         if (w == null || !w.getIsFinal()) {
             return;
         }
-        final GpuPrice price = priceAt(w.getPriceKey(), micros(w.getWindowStartUs()));
+        final GpuPrice price = priceAt(w.getPriceKey(), Micros.of(w.getWindowStartUs()));
         final Summary s = Summary.of(w, price);
         emit(w, List.of(s), "window", price == null ? "no price version for " + w.getPriceKey() + " in force at "
                 + w.getWindowStartUs() : null);
@@ -111,7 +112,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
         final long good = in.stream().mapToLong(x -> x.good).sum();
         final boolean priced = unpriced == null;
         final CostRecord.Builder b = CostRecord.newBuilder().setContractId(w.getContractId()).setScenarioId(w.getScenarioId())
-                .setSpan(span).setWindowStartUs(instant(start)).setWindowEndUs(instant(last.endUs))
+                .setSpan(span).setWindowStartUs(Micros.toInstant(start)).setWindowEndUs(Micros.toInstant(last.endUs))
                 .setPriceKey(w.getPriceKey()).setPriced(priced).setUnpricedReason(unpriced).setGpuCount(w.getGpuCount())
                 .setWindowSeconds(seconds).setRequestsTotal(requests).setGoodRequests(good).setOutputTokensOk(sum.outputTokensOk())
                 .setOutputTokensGood(sum.outputTokensGood()).setAchievedTokensPerS(achieved);
@@ -121,7 +122,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
             final double compute = CostFormulas.computeCostPerMillion(perGpuHour, w.getGpuCount(), achieved);
             final double successful = CostFormulas.costPerSuccessfulMillion(sum.costUsd(), sum.outputTokensGood());
             final double utilization = CostFormulas.utilization(achieved, config.peakTokensPerS().get(w.getContractId()));
-            b.setUsdPerGpuHour(last.usdPerGpuHour).setPriceEffectiveFromUs(instant(last.priceEffectiveUs))
+            b.setUsdPerGpuHour(last.usdPerGpuHour).setPriceEffectiveFromUs(Micros.toInstant(last.priceEffectiveUs))
                     .setPriceSource(last.priceSource).setComputeCostPerMUsd(Double.isNaN(compute) ? null : compute)
                     .setCostPerSuccessfulMUsd(Double.isNaN(successful) ? null : successful)
                     .setHourlyCostUsd(seconds <= 0 ? null : CostFormulas.hourlyRate(sum.costUsd(), seconds))
@@ -142,13 +143,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
                 : d.toMinutes() > 0 && d.toSeconds() % 60 == 0 ? d.toMinutes() + "m" : d.toSeconds() + "s";
     }
 
-    static long micros(Instant i) {
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
-    }
 
-    static Instant instant(long us) {
-        return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
-    }
 
     static TreeMap<Long, byte[]> decodeVersions(byte[] b) {
         final TreeMap<Long, byte[]> v = new TreeMap<>();
@@ -206,8 +201,8 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
 
         static Summary of(WindowStats w, GpuPrice p) {
             final Summary s = new Summary();
-            s.startUs = micros(w.getWindowStartUs());
-            s.endUs = micros(w.getWindowEndUs());
+            s.startUs = Micros.of(w.getWindowStartUs());
+            s.endUs = Micros.of(w.getWindowEndUs());
             s.seconds = (s.endUs - s.startUs) / 1e6;
             s.tokensOk = w.getOutputTokensOk();
             s.tokensGood = w.getOutputTokensGood();
@@ -218,7 +213,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
                 s.usdPerGpuHour = p.getUsdPerGpuHour();
                 s.hourlyCost = CostFormulas.hourlyCost(PricesFile.rates(p), w.getGpuCount());
                 s.headroom = p.getWarmHeadroomFraction();
-                s.priceEffectiveUs = micros(p.getEffectiveFromUs());
+                s.priceEffectiveUs = Micros.of(p.getEffectiveFromUs());
                 s.priceSource = p.getSource();
             }
             return s;

@@ -7,6 +7,7 @@ import java.util.Collection;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.contract.Contract;
+import dev.goodput.metrics.Micros;
 
 /**
  * The checks a raw event passes at the door of the streams-app, before it touches any state: an
@@ -68,13 +69,13 @@ final class EventChecks {
     /** Why a request event cannot be taken: impossible times or counts, then its time against its log time; or null. */
     static Problem request(RequestEvent r, long recordMs, int maxChunks) {
         final Problem p = request(r, maxChunks);
-        return p != null ? p : future(micros(r.getCompletionTimeUs()), recordMs);
+        return p != null ? p : future(Micros.of(r.getCompletionTimeUs()), recordMs);
     }
 
     /** Why a request event's times or counts are impossible, or null. */
     static Problem request(RequestEvent r, int maxChunks) {
-        final long intended = micros(r.getIntendedSendTimeUs());
-        final long completion = micros(r.getCompletionTimeUs());
+        final long intended = Micros.of(r.getIntendedSendTimeUs());
+        final long completion = Micros.of(r.getCompletionTimeUs());
         if (r.getContentChunks() < 0 || r.getContentChunks() > maxChunks) {
             return new Problem("content_chunks_out_of_range", "content_chunks " + r.getContentChunks() + " is outside 0.." + maxChunks);
         }
@@ -86,8 +87,8 @@ final class EventChecks {
                     + "completion, more than the " + Histograms.MAX_REQUEST_LATENCY_US / 1_000_000 + " s any latency here can hold");
         }
         if (r.getStatus() == RequestStatus.OK && r.getFirstChunkTimeUs() != null && r.getLastChunkTimeUs() != null) {
-            final long first = micros(r.getFirstChunkTimeUs());
-            final long last = micros(r.getLastChunkTimeUs());
+            final long first = Micros.of(r.getFirstChunkTimeUs());
+            final long last = Micros.of(r.getLastChunkTimeUs());
             if (first < intended) {
                 return new Problem("first_chunk_before_send", "first chunk " + (intended - first) + " us before the intended send");
             }
@@ -101,7 +102,4 @@ final class EventChecks {
         return null;
     }
 
-    private static long micros(Instant i) {
-        return RequestAssembler.micros(i);
-    }
 }

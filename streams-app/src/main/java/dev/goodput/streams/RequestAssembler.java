@@ -29,6 +29,7 @@ import java.util.Objects;
 import org.apache.kafka.common.KafkaException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import dev.goodput.metrics.Micros;
 
 /**
  * Stage A, one instance per input partition: assembles each request from its token events and its
@@ -279,7 +280,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deadLetter(record, "unknown_contract", "contract " + t.getContractId() + " is not one this app was started with");
             return;
         }
-        final long arrival = micros(t.getArrivalTimeUs());
+        final long arrival = Micros.of(t.getArrivalTimeUs());
         final EventChecks.Problem bad = EventChecks.token(t.getChunkIndex(), arrival, record.timestamp(), maxChunks);
         if (bad != null) {
             deadLetter(record, bad.reason(), bad.message());
@@ -304,7 +305,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         if (s.outOfOrder(t.getChunkIndex(), arrival)) {
             deadLetter(record, "chunks_out_of_order", "chunk " + t.getChunkIndex() + " of request " + t.getRequestId()
-                    + " arrived at " + WindowAgg.instant(arrival) + ", out of order with its neighbours");
+                    + " arrived at " + Micros.toInstant(arrival) + ", out of order with its neighbours");
             return;
         }
         if (!s.addChunk(t.getChunkIndex(), arrival, logUs)) {
@@ -362,7 +363,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final long arrival = fast.arrivalUs;
         if (s.outOfOrder(fast.chunkIndex, arrival)) {
             deadLetter(currentRecord(), "chunks_out_of_order", "chunk " + fast.chunkIndex + " of request " + id
-                    + " arrived at " + WindowAgg.instant(arrival) + ", out of order with its neighbours");
+                    + " arrived at " + Micros.toInstant(arrival) + ", out of order with its neighbours");
             return;
         }
         if (!s.addChunk(fast.chunkIndex, arrival, logUs)) {
@@ -390,8 +391,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private RequestState refuseToken(Record<String, byte[]> record, String id, RequestState s, long arrivalUs, long logUs) {
         final Record<String, byte[]> r = record != null ? record : currentRecord();
         if (clock.late(arrivalUs, logUs)) {
-            refuseLate(r, logUs, "a token event of request " + id + " (chunk at " + WindowAgg.instant(arrivalUs)
-                    + ") after its window closed (log time " + WindowAgg.instant(logUs) + ", grace " + config.grace() + ")");
+            refuseLate(r, logUs, "a token event of request " + id + " (chunk at " + Micros.toInstant(arrivalUs)
+                    + ") after its window closed (log time " + Micros.toInstant(logUs) + ", grace " + config.grace() + ")");
             return REFUSED;
         }
         if (s == null && finished.contains(REFUSED_PREFIX + id)) {
@@ -477,7 +478,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             forget(id);
             return;
         }
-        final long completion = micros(r.getCompletionTimeUs());
+        final long completion = Micros.of(r.getCompletionTimeUs());
         final long logUs = currentLogUs;
         if (!config.selection().takes(r.getRunId(), completion)) {
             // not part of what this (re)computation selected: neither a result nor an error
@@ -487,8 +488,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         // lateness first, then duplicates: ids of finished requests are forgotten only once any event
         // of theirs would be late, so the reason is the same whenever the id is forgotten
         if (clock.late(completion, logUs)) {
-            refuseLate(record, logUs, "completed at " + WindowAgg.instant(completion) + ", after its window closed "
-                    + "(log time " + WindowAgg.instant(logUs) + ", grace " + config.grace() + ")");
+            refuseLate(record, logUs, "completed at " + Micros.toInstant(completion) + ", after its window closed "
+                    + "(log time " + Micros.toInstant(logUs) + ", grace " + config.grace() + ")");
             final RequestState dropped = inflight.get(id);
             if (dropped == null || dropped.requestBytes == null) {
                 forget(id);
@@ -552,15 +553,15 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     /** Computes the request's metrics and verdicts and forwards them; the request leaves the store. */
     private void finish(String id, RequestState s, RequestEvent r) {
         forget(id);
-        finished.add(id, micros(r.getCompletionTimeUs()));
+        finished.add(id, Micros.of(r.getCompletionTimeUs()));
         final Contract c = config.contracts().get(r.getContractId());
         final boolean ok = r.getStatus() == RequestStatus.OK && r.getFirstChunkTimeUs() != null
                 && r.getLastChunkTimeUs() != null;
-        final long intended = micros(r.getIntendedSendTimeUs());
-        final long ttft = ok ? Definitions.ttft(intended, micros(r.getFirstChunkTimeUs())) : Definitions.UNDEFINED;
-        final long e2e = ok ? Definitions.e2e(intended, micros(r.getLastChunkTimeUs())) : Definitions.UNDEFINED;
+        final long intended = Micros.of(r.getIntendedSendTimeUs());
+        final long ttft = ok ? Definitions.ttft(intended, Micros.of(r.getFirstChunkTimeUs())) : Definitions.UNDEFINED;
+        final long e2e = ok ? Definitions.e2e(intended, Micros.of(r.getLastChunkTimeUs())) : Definitions.UNDEFINED;
         final long ttfat = ok && r.getFirstAnswerTimeUs() != null
-                ? Definitions.timeToFirstAnswer(intended, micros(r.getFirstAnswerTimeUs())) : Definitions.UNDEFINED;
+                ? Definitions.timeToFirstAnswer(intended, Micros.of(r.getFirstAnswerTimeUs())) : Definitions.UNDEFINED;
         final double tpot = ok ? Definitions.tpot(e2e, ttft, r.getOutputTokens()) : Double.NaN;
         final List<String> failed = Definitions.failedObjectives(ok, ttft, tpot, e2e, config.objectives(c));
         final boolean sloPass = Definitions.sloPass(failed);
@@ -568,8 +569,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final boolean qualityPass = ok && (floor == null ? Boolean.TRUE.equals(r.getQualityPass())
                 : r.getQualityScore() != null && r.getQualityScore() >= floor);
         final boolean good = Definitions.good(sloPass, qualityPass);
-        final long lateness = Definitions.dispatchLateness(intended, micros(r.getActualSendTimeUs()));
-        final long completion = micros(r.getCompletionTimeUs());
+        final long lateness = Definitions.dispatchLateness(intended, Micros.of(r.getActualSendTimeUs()));
+        final long completion = Micros.of(r.getCompletionTimeUs());
         final long recordTs = completion / 1_000;
 
         context.forward(new Record<>(id, (Out) new Out.Verdict(RequestVerdict.newBuilder()
@@ -771,7 +772,4 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         countRefused(record, reason);
     }
 
-    static long micros(Instant i) {
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
-    }
 }

@@ -14,6 +14,7 @@ import org.HdrHistogram.Histogram;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Locale;
+import dev.goodput.metrics.Micros;
 
 /**
  * The statistics of one (contract, scenario, window), as live objects: counters and one
@@ -143,7 +144,7 @@ final class WindowAgg {
         final Map<String, Long> classes = new HashMap<>(errorsByClass);
         return WindowStats.newBuilder()
                 .setContractId(contractId).setScenarioId(scenarioId)
-                .setWindowStartUs(instant(startUs)).setWindowEndUs(instant(startUs + sizeUs)).setIsFinal(isFinal)
+                .setWindowStartUs(Micros.toInstant(startUs)).setWindowEndUs(Micros.toInstant(startUs + sizeUs)).setIsFinal(isFinal)
                 .setGraceUs(graceUs)
                 .setGpuType(c.hardware().gpuType()).setGpuCount(c.hardware().gpuCount())
                 .setPriceKey(c.hardware().priceKey())
@@ -165,9 +166,6 @@ final class WindowAgg {
                 .build();
     }
 
-    static Instant instant(long us) {
-        return Instant.ofEpochSecond(Math.floorDiv(us, 1_000_000L), Math.floorMod(us, 1_000_000L) * 1_000L);
-    }
 
     static final ObjectStore.Codec<WindowAgg> CODEC = new ObjectStore.Codec<>() {
         @Override

@@ -30,6 +30,7 @@ import dev.goodput.config.Redact;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import dev.goodput.metrics.Micros;
 
 /**
  * One streamed request, from dispatch to its request event. Chunks are timed when their bytes are
@@ -262,7 +263,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         sink.token(TokenEvent.newBuilder()
                 .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
                 .setRequestId(spec.requestId()).setChunkIndex(contentChunks++).setKind(toAvro(kind))
-                .setTokens(tokens).setArrivalTimeUs(MicroClock.toInstant(readUs)).setWarmup(spec.warmup()).build());
+                .setTokens(tokens).setArrivalTimeUs(Micros.toInstant(readUs)).setWarmup(spec.warmup()).build());
     }
 
     private void fail(String message) {
@@ -278,14 +279,14 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 .setTargetId(run.targetId()).setGpuType(run.gpuType()).setGpuCount(run.gpuCount())
                 .setOperation(target.chat() ? "chat" : "text_completion")
                 .setRequestId(spec.requestId()).setAttempt(1)
-                .setIntendedSendTimeUs(MicroClock.toInstant(spec.intendedUs()))
-                .setActualSendTimeUs(MicroClock.toInstant(actualSendUs >= 0 ? actualSendUs : completionUs))
-                .setFirstChunkTimeUs(firstChunkUs >= 0 ? MicroClock.toInstant(firstChunkUs) : null)
-                .setFirstAnswerTimeUs(firstAnswerUs >= 0 ? MicroClock.toInstant(firstAnswerUs) : null)
-                .setLastChunkTimeUs(lastChunkUs >= 0 ? MicroClock.toInstant(lastChunkUs) : null)
-                .setFirstChoiceTimeUs(firstChoiceUs >= 0 ? MicroClock.toInstant(firstChoiceUs) : null)
-                .setLastChoiceTimeUs(lastChoiceUs >= 0 ? MicroClock.toInstant(lastChoiceUs) : null)
-                .setCompletionTimeUs(MicroClock.toInstant(completionUs))
+                .setIntendedSendTimeUs(Micros.toInstant(spec.intendedUs()))
+                .setActualSendTimeUs(Micros.toInstant(actualSendUs >= 0 ? actualSendUs : completionUs))
+                .setFirstChunkTimeUs(firstChunkUs >= 0 ? Micros.toInstant(firstChunkUs) : null)
+                .setFirstAnswerTimeUs(firstAnswerUs >= 0 ? Micros.toInstant(firstAnswerUs) : null)
+                .setLastChunkTimeUs(lastChunkUs >= 0 ? Micros.toInstant(lastChunkUs) : null)
+                .setFirstChoiceTimeUs(firstChoiceUs >= 0 ? Micros.toInstant(firstChoiceUs) : null)
+                .setLastChoiceTimeUs(lastChoiceUs >= 0 ? Micros.toInstant(lastChoiceUs) : null)
+                .setCompletionTimeUs(Micros.toInstant(completionUs))
                 .setPromptTokens(usagePrompt >= 0 ? usagePrompt : spec.promptTokens())
                 .setOutputTokens(usageCompletion >= 0 ? usageCompletion : contentChunks)
                 .setOutputTokensSource(usageCompletion >= 0 ? TokenCountSource.SERVER_USAGE : TokenCountSource.CHUNK_COUNT)

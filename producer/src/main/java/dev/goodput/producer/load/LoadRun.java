@@ -23,6 +23,7 @@ import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
 import org.HdrHistogram.Histogram;
 import com.sun.management.OperatingSystemMXBean;
+import dev.goodput.metrics.Micros;
 
 /**
  * Runs one scenario: dispatches requests at their intended times, waits for them, and reports what
@@ -127,7 +128,7 @@ public final class LoadRun {
     private void done(RequestExecution exec, RequestEvent e, Schedule schedule) {
         inFlight.remove(exec);
         stats.record(e);
-        schedule.completed(RunStats.micros(e.getCompletionTimeUs()));
+        schedule.completed(Micros.of(e.getCompletionTimeUs()));
     }
 
     private void drain(PrintStream progress, long wall0, Supplier<Long> tokenEvents) {
@@ -201,8 +202,8 @@ public final class LoadRun {
                 .setScenarioId(s.scenario().id()).setGeneratorId(s.generatorId()).setTargetId(s.identity().targetId())
                 .setArrival(s.scenario().closedLoop() ? "closed_loop" : s.arrival())
                 .setRateRps(s.scenario().rateRps()).setConcurrency(s.scenario().concurrency())
-                .setStartedUs(MicroClock.toInstant(startUs)).setWarmupEndUs(MicroClock.toInstant(warmupEndUs))
-                .setEndedUs(MicroClock.toInstant(clock.nowMicros()))
+                .setStartedUs(Micros.toInstant(startUs)).setWarmupEndUs(Micros.toInstant(warmupEndUs))
+                .setEndedUs(Micros.toInstant(clock.nowMicros()))
                 .setRequests(stats.requests()).setWarmupRequests(stats.warmup.sum())
                 .setRequestsOk(stats.count(RequestStatus.OK)).setRequestsError(stats.count(RequestStatus.ERROR))
                 .setRequestsTimeout(stats.count(RequestStatus.TIMEOUT))

@@ -8,6 +8,7 @@ import dev.goodput.avro.RequestStatus;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import java.time.Instant;
+import dev.goodput.metrics.Micros;
 
 /**
  * Live counters of a run, safe to update from HTTP threads: requests by status, tokens, and
@@ -38,7 +39,7 @@ public final class RunStats {
         if (e.getWarmup()) {
             warmup.increment();
         } else {
-            final long late = micros(e.getActualSendTimeUs()) - micros(e.getIntendedSendTimeUs());
+            final long late = Micros.of(e.getActualSendTimeUs()) - Micros.of(e.getIntendedSendTimeUs());
             lateness.recordValue(Math.min(MAX_US, Math.max(0, late)));
         }
         switch (e.getStatus()) {
@@ -47,7 +48,7 @@ public final class RunStats {
                 outputTokens.add(e.getOutputTokens());
                 if (e.getFirstChunkTimeUs() != null && !e.getWarmup()) {
                     ttft.recordValue(Math.min(MAX_US, Math.max(0,
-                            micros(e.getFirstChunkTimeUs()) - micros(e.getIntendedSendTimeUs()))));
+                            Micros.of(e.getFirstChunkTimeUs()) - Micros.of(e.getIntendedSendTimeUs()))));
                 }
             }
             case TIMEOUT -> timeouts.increment();
@@ -56,9 +57,6 @@ public final class RunStats {
         }
     }
 
-    static long micros(Instant i) {
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
-    }
 
     /** Folds what was recorded since the last call into the run totals. */
     synchronized void sample() {
