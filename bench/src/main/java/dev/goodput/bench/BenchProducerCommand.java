@@ -4,10 +4,10 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import dev.goodput.producer.client.TimingPriority;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** {@code goodput bench-producer}: the load generator's own timing error, lateness and throughput. */
 @Command(name = "bench-producer", mixinStandardHelpOptions = true,

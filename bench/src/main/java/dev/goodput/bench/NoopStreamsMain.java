@@ -1,7 +1,6 @@
 package dev.goodput.bench;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -3,12 +3,15 @@ package dev.goodput.bench;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,6 +25,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
+import dev.goodput.kafka.EmbeddedKafkaMain;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.client.EventSink;
@@ -39,10 +43,6 @@ import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import java.lang.management.ManagementFactory;
-import java.time.Instant;
-import java.util.ArrayList;
-import dev.goodput.kafka.EmbeddedKafkaMain;
 
 /**
  * Measures the load generator itself, with the simulator and the Kafka broker in child JVMs so

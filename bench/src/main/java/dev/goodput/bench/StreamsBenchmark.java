@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,6 +22,8 @@ import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
+import dev.goodput.kafka.EmbeddedKafkaMain;
+import dev.goodput.metrics.Micros;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
@@ -42,9 +45,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import java.util.HashMap;
-import dev.goodput.kafka.EmbeddedKafkaMain;
-import dev.goodput.metrics.Micros;
 
 /**
  * Measures the streams-app against a broker in a child JVM, with the app itself in another child

@@ -2,11 +2,11 @@ package dev.goodput.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.Arrays;
 
 import org.junit.jupiter.api.Test;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 
 class FreePortsTest {
 

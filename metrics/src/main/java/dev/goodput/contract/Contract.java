@@ -1,9 +1,9 @@
 package dev.goodput.contract;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Map;
 import java.util.Optional;
-import java.math.RoundingMode;
 
 /**
  * The frozen benchmark contract: the fourteen fields that must be equal for two results to be

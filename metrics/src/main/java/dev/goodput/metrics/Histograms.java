@@ -1,10 +1,10 @@
 package dev.goodput.metrics;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.DataFormatException;
 
 import org.HdrHistogram.Histogram;
-import java.util.Arrays;
 
 /**
  * HdrHistogram units, ranges and encodings. Every latency is recorded in microseconds with 3

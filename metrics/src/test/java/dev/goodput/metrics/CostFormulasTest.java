@@ -3,8 +3,9 @@ package dev.goodput.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import org.junit.jupiter.api.Test;
 import java.util.List;
+
+import org.junit.jupiter.api.Test;
 
 /** The README's worked example and each cost formula on hand-computed values. */
 class CostFormulasTest {

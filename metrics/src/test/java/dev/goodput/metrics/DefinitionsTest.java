@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 
 import dev.goodput.contract.Contract;
-import org.junit.jupiter.api.Test;
 import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
 
 /** Each definition of the README's definitions table on hand-computed values. */
 class DefinitionsTest {

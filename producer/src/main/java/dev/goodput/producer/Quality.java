@@ -1,12 +1,12 @@
 package dev.goodput.producer;
 
+import java.io.IOException;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
-import java.io.IOException;
 
 /**
  * The contract's quality metrics, scored per request from the answer text and the corpus's expected

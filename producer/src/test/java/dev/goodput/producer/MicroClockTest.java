@@ -6,8 +6,8 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 
-import org.junit.jupiter.api.Test;
 import dev.goodput.metrics.Micros;
+import org.junit.jupiter.api.Test;
 
 class MicroClockTest {
 

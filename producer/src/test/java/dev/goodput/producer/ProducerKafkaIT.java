@@ -31,23 +31,23 @@ import dev.goodput.producer.sim.SimServer;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.topics.Control;
+import dev.goodput.topics.DeadLetters;
 import dev.goodput.topics.Topics;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import dev.goodput.topics.Control;
-import dev.goodput.topics.DeadLetters;
-import org.apache.avro.generic.GenericRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /** The generator through a real broker: exactly the events it says it published, also across a broker restart. */
 class ProducerKafkaIT {

@@ -8,6 +8,7 @@ import static dev.goodput.producer.HttpFixtures.target;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -27,7 +28,6 @@ import dev.goodput.producer.sim.SimTrace;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import java.time.Instant;
 
 /** One request at a time over real HTTP, against the simulator and scripted servers: every ending, every counting rule. */
 class RequestExecutionHttpTest {

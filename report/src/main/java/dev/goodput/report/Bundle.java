@@ -1,12 +1,12 @@
 package dev.goodput.report;
 
-import dev.goodput.records.LatencySummaries;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,10 +21,10 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.load.ContractLoader;
-import org.HdrHistogram.Histogram;
 import dev.goodput.metrics.Definitions;
-import java.util.Arrays;
 import dev.goodput.metrics.Micros;
+import dev.goodput.records.LatencySummaries;
+import org.HdrHistogram.Histogram;
 
 /**
  * Writes a report as one folder a team can publish: the page ({@code index.html}), the contract,

@@ -1,13 +1,13 @@
 package dev.goodput.report;
 
+import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.math.BigDecimal;
-import java.util.LinkedHashMap;
 
 /**
  * Two contracts' differences, field by field, each judged: a difference in what the system under

@@ -14,9 +14,9 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
+import dev.goodput.metrics.Histograms;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
-import dev.goodput.metrics.Histograms;
 import dev.goodput.topics.Topics;
 import org.HdrHistogram.Histogram;
 

@@ -1,12 +1,12 @@
 package dev.goodput.report;
 
+import java.time.Instant;
 import java.util.Arrays;
+import java.util.Optional;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.contract.Contract;
 import dev.goodput.metrics.Definitions;
-import java.time.Instant;
-import java.util.Optional;
 
 /**
  * The per-request definitions of Goodput and of two tools users already trust, as pure functions,

@@ -1,6 +1,5 @@
 package dev.goodput.report;
 
-import dev.goodput.records.LatencySummaries;
 import static dev.goodput.report.Fmt.html;
 import static dev.goodput.report.Fmt.ms;
 import static dev.goodput.report.Fmt.num;
@@ -14,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,11 +23,9 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.metrics.Histograms;
 import dev.goodput.metrics.Definitions;
-import java.util.Locale;
-import java.util.stream.Collectors;
 import dev.goodput.metrics.Micros;
+import dev.goodput.records.LatencySummaries;
 
 /**
  * The report's page: one self-contained HTML file (no network, no external script). Tables are

@@ -1,5 +1,6 @@
 package dev.goodput.report;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -8,17 +9,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.kafka.common.utils.internals.AppInfoParser;
-import dev.goodput.config.ClientConfig;
-import java.io.IOException;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.config.ClientConfig;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.utils.internals.AppInfoParser;
 
 /**
  * What produced a result: software and runtime versions, the target server's own version when it

@@ -1,5 +1,6 @@
 package dev.goodput.report;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -7,21 +8,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.metrics.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.topics.Topics;
-import dev.goodput.avro.RequestStatus;
-import java.time.Instant;
-import java.util.TreeMap;
-import dev.goodput.metrics.Micros;
 
 /**
  * Every record of one run, read back from the topics: the generator's run summaries and request

@@ -1,6 +1,5 @@
 package dev.goodput.report;
 
-import dev.goodput.records.LatencySummaries;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -17,8 +16,9 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.CostFormulas;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Histograms;
-import org.HdrHistogram.Histogram;
 import dev.goodput.metrics.Micros;
+import dev.goodput.records.LatencySummaries;
+import org.HdrHistogram.Histogram;
 
 /**
  * One scenario of a run, whole: counts summed over its windows, latency histograms merged over

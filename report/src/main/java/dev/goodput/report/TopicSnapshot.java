@@ -2,23 +2,23 @@ package dev.goodput.report;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.function.ObjIntConsumer;
 import java.util.stream.Collectors;
 
+import dev.goodput.serde.WireFormatException;
+import dev.goodput.topics.Control;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Deserializer;
-import dev.goodput.serde.WireFormatException;
-import dev.goodput.topics.Control;
-import java.util.Comparator;
-import java.util.Locale;
-import java.util.TreeMap;
-import java.util.function.ObjIntConsumer;
 
 /**
  * Everything a topic holds now: reads every partition from its beginning up to the end offsets

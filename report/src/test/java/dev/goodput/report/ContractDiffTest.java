@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import org.junit.jupiter.api.Test;
-import java.util.Map;
 
 class ContractDiffTest {
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
@@ -12,7 +13,6 @@ import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
-import java.util.Map;
 
 /**
  * A generator killed mid-scenario leaves request events and no run summary: the scenario stays in

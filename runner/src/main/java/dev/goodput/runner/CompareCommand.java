@@ -7,10 +7,10 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import dev.goodput.report.Comparison;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /**
  * {@code goodput compare A B}: two report bundles side by side, with their contracts' differences

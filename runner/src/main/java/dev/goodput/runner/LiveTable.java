@@ -1,22 +1,22 @@
 package dev.goodput.runner;
 
 import java.io.PrintStream;
+import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Locale;
-
-import dev.goodput.avro.CostRecord;
-import dev.goodput.avro.WindowStats;
-import dev.goodput.registry.SchemaRegistryClient;
-import dev.goodput.sink.ResultsFollower;
-import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.sink.ResultsFollower;
 
 /**
  * Prints one row per closed window from llm.window-stats (committed records only): scenario,

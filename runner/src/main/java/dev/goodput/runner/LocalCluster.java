@@ -1,6 +1,9 @@
 package dev.goodput.runner;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,9 +13,6 @@ import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.topics.Topic;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.util.Comparator;
 
 /**
  * The infrastructure of a local run: a real KRaft broker whose data folder is kept between runs

@@ -1,18 +1,18 @@
 package dev.goodput.runner;
 
+import java.util.Arrays;
+import java.util.ServiceLoader;
+
+import dev.goodput.config.ConfigException;
 import dev.goodput.config.Preflight;
-import dev.goodput.contract.load.ContractException;
+import dev.goodput.config.Redact;
 import dev.goodput.producer.cli.ProduceCommand;
 import dev.goodput.producer.cli.SimulateCommand;
 import dev.goodput.sink.PricesCommand;
 import dev.goodput.sink.SinkCommand;
 import dev.goodput.streams.StreamsCommand;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import dev.goodput.config.ConfigException;
-import dev.goodput.config.Redact;
-import java.util.Arrays;
-import java.util.ServiceLoader;
+import picocli.CommandLine;
 
 /**
  * The {@code goodput} command. Exit codes follow Kafka's tools: 0 done, 1 failed while running,

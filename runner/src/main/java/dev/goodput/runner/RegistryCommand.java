@@ -4,12 +4,12 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
+import dev.goodput.config.Connection;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.topics.Topics;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import dev.goodput.config.Connection;
 
 /**
  * {@code goodput registry}: the Confluent-compatible schema registry as its own process. Its

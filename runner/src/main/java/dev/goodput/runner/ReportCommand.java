@@ -1,6 +1,7 @@
 package dev.goodput.runner;
 
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,7 +11,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 
+import dev.goodput.config.Connection;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.report.Bundle;
@@ -20,9 +23,6 @@ import dev.goodput.report.RunRecords;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import dev.goodput.config.Connection;
-import java.io.PrintStream;
-import java.util.stream.Collectors;
 
 /**
  * {@code goodput report}: the report bundle of a run (or of a replay of it), read back from the

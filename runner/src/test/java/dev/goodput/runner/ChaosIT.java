@@ -2,17 +2,21 @@ package dev.goodput.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
@@ -24,10 +28,12 @@ import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerializer;
+import dev.goodput.streams.time.LogClock;
 import dev.goodput.testing.SampleRecords;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.DeadLetters;
 import dev.goodput.topics.Topics;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -40,12 +46,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.goodput.streams.time.LogClock;
-import java.nio.charset.StandardCharsets;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import org.apache.avro.specific.SpecificRecord;
 
 /**
  * Chaos on a real broker: while the demo runs (its generator, streams-app and sink as one process,

@@ -7,11 +7,11 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 import dev.goodput.kafka.EmbeddedKafka;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import java.util.Arrays;
 
 /** Exit codes as Kafka's tools have them: 2 for a refused start, 1 for an address that does not answer. */
 class MainTest {

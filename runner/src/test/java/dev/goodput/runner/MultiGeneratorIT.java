@@ -3,6 +3,7 @@ package dev.goodput.runner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
 import java.util.regex.Matcher;
@@ -26,7 +27,6 @@ import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import java.util.Arrays;
 
 /**
  * Two generator processes publish one run together against one server: every request of both is

@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -33,9 +34,13 @@ import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
+import dev.goodput.sink.PricesFile;
+import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkConfig;
 import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsSettings;
 import dev.goodput.topics.Topics;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -43,11 +48,6 @@ import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import dev.goodput.sink.PricesFile;
-import dev.goodput.sink.SinkCommand;
-import dev.goodput.sink.SinkConfig;
-import java.util.HashMap;
-import org.apache.avro.specific.SpecificRecord;
 
 /**
  * A live run (generator, simulator and a streams-app processing as events arrive), then

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,29 +14,28 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.config.Connection;
+import dev.goodput.metrics.Histograms;
 import dev.goodput.report.Fmt;
 import dev.goodput.report.TopicSnapshot;
 import dev.goodput.serde.AvroDeserializer;
-import dev.goodput.metrics.Histograms;
 import dev.goodput.topics.Topics;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.goodput.avro.RunSummary;
-import dev.goodput.config.Connection;
-import java.nio.ByteBuffer;
-import java.util.TreeMap;
 
 /**
  * Two short one-command local runs ({@code goodput demo}) on one kept data folder, under contracts

@@ -1,12 +1,5 @@
 package dev.goodput.config;
 
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
-
-import dev.goodput.registry.RegistryException;
-import dev.goodput.registry.SchemaRegistryClient;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
@@ -14,8 +7,15 @@ import java.net.Socket;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+
+import dev.goodput.registry.RegistryException;
+import dev.goodput.registry.SchemaRegistryClient;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.AuthenticationException;
 
 /** Start-up checks that turn an unreachable broker or registry into one line naming the address. */

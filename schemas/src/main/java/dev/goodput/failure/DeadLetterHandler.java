@@ -4,13 +4,13 @@ import java.util.List;
 import java.util.Map;
 
 import dev.goodput.topics.DeadLetters;
+import dev.goodput.topics.Topics;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.ErrorHandlerContext;
 import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
 import org.apache.kafka.streams.processor.api.Record;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.apache.kafka.streams.StreamsConfig;
-import dev.goodput.topics.Topics;
 
 /**
  * Kafka Streams' processing exception handler (KIP-1033) for the streams-app: an error that one

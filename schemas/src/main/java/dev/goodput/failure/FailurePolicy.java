@@ -2,10 +2,10 @@ package dev.goodput.failure;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * What a Kafka Streams app of Goodput's does with an error that escapes record handling (one

@@ -1,11 +1,11 @@
 package dev.goodput.topics;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import java.util.Arrays;
 
 /**
  * Records for the dead-letter topic: the original key and value bytes, untouched, plus headers that

@@ -1,9 +1,9 @@
 package dev.goodput.topics;
 
+import java.util.HashMap;
 import java.util.Map;
 
 import org.apache.kafka.clients.admin.NewTopic;
-import java.util.HashMap;
 
 /**
  * A topic name paired with the type of its values and how it is created. Keys are strings (the

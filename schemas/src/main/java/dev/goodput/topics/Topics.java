@@ -1,12 +1,13 @@
 package dev.goodput.topics;
 
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
 
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
@@ -18,8 +19,6 @@ import dev.goodput.avro.WindowStats;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
-import java.nio.charset.StandardCharsets;
-import java.util.HashSet;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.utils.Utils;

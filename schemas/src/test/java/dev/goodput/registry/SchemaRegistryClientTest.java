@@ -11,12 +11,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.kafka.EmbeddedKafka;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
-import com.sun.net.httpserver.HttpExchange;
 
 class SchemaRegistryClientTest {
 

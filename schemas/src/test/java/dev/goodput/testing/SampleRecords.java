@@ -1,5 +1,6 @@
 package dev.goodput.testing;
 
+import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +17,6 @@ import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import org.apache.avro.specific.SpecificRecord;
-import java.nio.ByteBuffer;
 
 /** One filled-in record of every schema, every optional field set, for round-trip tests. */
 public final class SampleRecords {

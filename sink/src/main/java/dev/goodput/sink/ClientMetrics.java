@@ -1,23 +1,23 @@
 package dev.goodput.sink;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import org.HdrHistogram.HistogramIterationValue;
 import dev.goodput.records.LatencySummaries;
 import io.opentelemetry.api.metrics.Meter;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
-import java.util.Arrays;
-import java.util.EnumMap;
-import java.util.Locale;
+import org.HdrHistogram.HistogramIterationValue;
 
 /**
  * Per-request measurements as the OpenTelemetry GenAI semantic conventions name client-side

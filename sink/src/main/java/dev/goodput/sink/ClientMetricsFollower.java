@@ -1,23 +1,23 @@
 package dev.goodput.sink;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.config.ClientConfig;
 import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroDeserializer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import dev.goodput.config.ClientConfig;
-import dev.goodput.serde.AvroDeserializer;
-import java.util.Collection;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * Feeds {@link ClientMetrics}: every committed verdict once and every final window once, from

@@ -1,12 +1,12 @@
 package dev.goodput.sink;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
@@ -16,14 +16,13 @@ import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.CostFormulas;
+import dev.goodput.metrics.Micros;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
-import java.io.ByteArrayInputStream;
-import dev.goodput.metrics.Micros;
 
 /**
  * Prices final window stats with the GPU price version in force at the window's event time (a

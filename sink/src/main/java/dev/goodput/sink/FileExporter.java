@@ -3,26 +3,26 @@ package dev.goodput.sink;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.registry.SchemaRegistryClient;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.util.HashSet;
-import java.util.Properties;
-import java.util.Set;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 
 /**
  * Appends every final window record and every cost record (committed only) to JSON-lines and CSV

@@ -3,17 +3,17 @@ package dev.goodput.sink;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-
-import dev.goodput.avro.CostRecord;
-import dev.goodput.avro.WindowStats;
-import dev.goodput.registry.SchemaRegistryClient;
-import io.prometheus.metrics.exporter.httpserver.HTTPServer;
-import dev.goodput.contract.Contract;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+
+import dev.goodput.avro.CostRecord;
+import dev.goodput.avro.WindowStats;
+import dev.goodput.contract.Contract;
+import dev.goodput.registry.SchemaRegistryClient;
+import io.prometheus.metrics.exporter.httpserver.HTTPServer;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 
 /**
  * Serves, on a Prometheus / OpenMetrics endpoint, per-request histograms and counters named as

@@ -1,5 +1,7 @@
 package dev.goodput.sink;
 
+import java.util.Locale;
+
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.serde.WireFormatException;
 import dev.goodput.topics.DeadLetters;
@@ -7,7 +9,6 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import java.util.Locale;
 
 /**
  * Checks each price record where it is read from gpu.prices, before it is copied to every cost

@@ -2,19 +2,17 @@ package dev.goodput.sink;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
 import dev.goodput.avro.GpuPrice;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Connection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import dev.goodput.config.ClientConfig;
-import dev.goodput.config.Connection;
 import picocli.CommandLine;
 
 /** {@code goodput prices}: publishes a price file to the compacted gpu.prices topic, each version with its date. */

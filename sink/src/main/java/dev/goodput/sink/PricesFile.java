@@ -1,23 +1,18 @@
 package dev.goodput.sink;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Date;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.config.ConfigException;
-import dev.goodput.metrics.CostFormulas;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 import dev.goodput.config.Yamls;
-import java.util.Date;
-import java.util.HashMap;
+import dev.goodput.metrics.CostFormulas;
 
 /** Reads {@code config/prices.yaml}; every problem is reported with its entry and field. */
 public final class PricesFile {

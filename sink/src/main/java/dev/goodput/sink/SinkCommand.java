@@ -1,38 +1,37 @@
 package dev.goodput.sink;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 import dev.goodput.avro.GpuPrice;
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Connection;
+import dev.goodput.config.Durations;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.failure.ConnectionWatch;
+import dev.goodput.failure.DeadLetterHandler;
+import dev.goodput.failure.FailurePolicy;
+import dev.goodput.failure.Lifecycle;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.serde.AvroSerializer;
 import dev.goodput.topics.Topics;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import dev.goodput.config.ClientConfig;
-import dev.goodput.config.Connection;
-import dev.goodput.config.Durations;
-import dev.goodput.failure.ConnectionWatch;
-import dev.goodput.failure.DeadLetterHandler;
-import dev.goodput.failure.FailurePolicy;
-import dev.goodput.failure.Lifecycle;
-import java.time.Duration;
-import java.util.stream.Stream;
-import org.apache.kafka.streams.CloseOptions;
 import picocli.CommandLine;
 
 /**

@@ -1,12 +1,13 @@
 package dev.goodput.sink;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import dev.goodput.contract.Contract;
-import dev.goodput.topics.Topics;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.goodput.contract.Contract;
+import dev.goodput.topics.Topics;
 
 /**
  * What the sink's results depend on.

@@ -3,11 +3,14 @@ package dev.goodput.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -19,15 +22,11 @@ import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.testing.SampleRecords;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import java.nio.ByteBuffer;
-import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Locale;
 import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 
 /**
  * The metrics endpoint's families as Prometheus reads them: per-request histograms under OTel GenAI

@@ -3,6 +3,7 @@ package dev.goodput.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -22,6 +23,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.kafka.EmbeddedKafka;
 import dev.goodput.kafka.KafkaBrokerExtension;
@@ -30,6 +33,7 @@ import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerializer;
 import dev.goodput.testing.SampleRecords;
+import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -43,10 +47,6 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import dev.goodput.avro.RequestStatus;
-import dev.goodput.avro.RequestVerdict;
-import dev.goodput.topics.Topics;
-import java.io.IOException;
 
 /**
  * The README's worked example through the real sink topology on a real broker, then scraped by

@@ -10,13 +10,18 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
+import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.kafka.EmbeddedKafka;
 import dev.goodput.kafka.KafkaBrokerExtension;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerializer;
 import dev.goodput.testing.SampleRecords;
 import dev.goodput.topics.Topics;
@@ -33,11 +38,6 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
-import dev.goodput.avro.CostRecord;
-import dev.goodput.serde.AvroDeserializer;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Two sink instances with one application id share the window stats of eight scenarios on six

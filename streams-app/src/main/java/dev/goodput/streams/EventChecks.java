@@ -1,12 +1,11 @@
 package dev.goodput.streams;
 
-import dev.goodput.metrics.Histograms;
-import java.time.Instant;
 import java.util.Collection;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.contract.Contract;
+import dev.goodput.metrics.Histograms;
 import dev.goodput.metrics.Micros;
 
 /**

@@ -1,28 +1,24 @@
 package dev.goodput.streams;
 
-import dev.goodput.metrics.SloFlags;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 
+import dev.goodput.config.Connection;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.failure.Lifecycle;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
 import org.apache.kafka.streams.KafkaStreams;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import dev.goodput.config.Connection;
-import dev.goodput.config.Durations;
-import dev.goodput.failure.ConnectionWatch;
+import picocli.CommandLine;
 
 /**
  * {@code goodput streams}: the streams-app. Reads llm.tokens and llm.requests, writes llm.verdicts,

@@ -1,25 +1,18 @@
 package dev.goodput.streams;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import dev.goodput.config.ConfigException;
 import dev.goodput.config.Durations;
 import dev.goodput.config.Settings;
-import dev.goodput.metrics.SloFlags;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
 import dev.goodput.contract.Contract;
-import dev.goodput.topics.Topics;
-import dev.goodput.config.ConfigException;
-import dev.goodput.config.Durations;
-import dev.goodput.config.Settings;
 import dev.goodput.metrics.SloFlags;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
+import dev.goodput.topics.Topics;
 
 /**
  * Everything the topology's behaviour depends on. Two runs with equal configs over equal input give

@@ -2,16 +2,15 @@ package dev.goodput.streams;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
-import java.nio.BufferUnderflowException;
-import java.util.Arrays;
 
 /**
  * The frame in which {@link CoalescingConsumer} hands a run of consecutive token records of one

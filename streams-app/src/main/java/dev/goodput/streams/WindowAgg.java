@@ -1,20 +1,19 @@
 package dev.goodput.streams;
 
-import dev.goodput.records.LatencySummaries;
-import dev.goodput.metrics.Histograms;
-import dev.goodput.metrics.Definitions;
 import java.nio.ByteBuffer;
+import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import org.HdrHistogram.Histogram;
-import java.time.Instant;
-import java.util.HashMap;
-import java.util.Locale;
+import dev.goodput.metrics.Definitions;
+import dev.goodput.metrics.Histograms;
 import dev.goodput.metrics.Micros;
+import dev.goodput.records.LatencySummaries;
+import org.HdrHistogram.Histogram;
 
 /**
  * The statistics of one (contract, scenario, window), as live objects: counters and one

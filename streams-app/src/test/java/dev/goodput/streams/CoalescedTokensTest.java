@@ -4,16 +4,16 @@ import static dev.goodput.streams.Fixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
 import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.topics.DeadLetters;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
-import java.util.Arrays;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Token events handed on in {@link TokenBatch} records (as {@link CoalescingConsumer} does) give

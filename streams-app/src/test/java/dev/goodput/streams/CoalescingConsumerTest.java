@@ -8,14 +8,14 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.internals.AutoOffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.Test;
-import java.util.Properties;
 import org.assertj.core.api.Assertions;
+import org.junit.jupiter.api.Test;
 
 class CoalescingConsumerTest {
 

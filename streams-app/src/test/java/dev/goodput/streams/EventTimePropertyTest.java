@@ -2,8 +2,11 @@ package dev.goodput.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +23,6 @@ import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import java.time.Duration;
-import java.util.Arrays;
-import java.util.Collections;
 
 /**
  * The event-time core's promise, tried on randomized logs (a fixed list of seeds): for any

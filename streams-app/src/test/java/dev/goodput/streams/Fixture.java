@@ -1,11 +1,13 @@
 package dev.goodput.streams;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 import dev.goodput.avro.ChunkKind;
@@ -20,20 +22,18 @@ import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
+import dev.goodput.topics.Control;
+import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.test.TestRecord;
-import org.apache.kafka.streams.StreamsConfig;
-import dev.goodput.topics.Control;
-import dev.goodput.topics.DeadLetters;
-import java.nio.charset.StandardCharsets;
-import java.util.Optional;
 
 /**
  * A TopologyTestDriver around the real topology, with helpers that write token and request events

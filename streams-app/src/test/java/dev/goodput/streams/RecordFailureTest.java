@@ -3,33 +3,33 @@ package dev.goodput.streams;
 import static dev.goodput.streams.Fixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 
 import dev.goodput.avro.ChunkKind;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.topics.DeadLetters;
-import org.apache.kafka.streams.test.TestRecord;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-import org.apache.kafka.streams.StreamsConfig;
-import dev.goodput.avro.RequestEvent;
-import dev.goodput.avro.RequestStatus;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Locale;
-import java.util.Properties;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * One bad record is refused to the DLQ with its reason and original bytes, and the app goes on: it

@@ -1,14 +1,11 @@
 package dev.goodput.streams;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -22,14 +19,13 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
-import dev.goodput.kafka.KafkaBrokerExtension;
-import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerializer;
 import dev.goodput.topics.Topics;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -39,10 +35,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /** A real broker, synthetic runs of events, and streams-app instances in child JVMs, for the real-broker tests. */
 final class StreamsHarness {

@@ -3,6 +3,9 @@ package dev.goodput.streams;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
@@ -11,15 +14,12 @@ import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import java.time.Duration;
-import java.util.Collection;
-import java.util.List;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.MemberDescription;
 
 /**
  * An instance closed with {@link StreamsApp#close} leaves the consumer group, so one started again

@@ -1,11 +1,11 @@
 package dev.goodput.streams;
 
-import dev.goodput.metrics.Histograms;
 import static dev.goodput.streams.Fixture.T0;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -14,12 +14,12 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
+import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.metrics.Histograms;
 import dev.goodput.topics.DeadLetters;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
-import dev.goodput.contract.load.ContractLoader;
-import java.util.HashMap;
 
 /** The topology, one definition at a time, with explicit event times. Windows are 10 s with 5 s grace. */
 class TopologyTest {

@@ -1,7 +1,5 @@
 package dev.goodput.streams;
 
-import dev.goodput.metrics.Histograms;
-import dev.goodput.metrics.Definitions;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -9,6 +7,8 @@ import java.util.List;
 import java.util.Random;
 
 import dev.goodput.avro.RequestStatus;
+import dev.goodput.metrics.Definitions;
+import dev.goodput.metrics.Histograms;
 import org.junit.jupiter.api.Test;
 
 /** Partial aggregates merged downstream equal one aggregate over all their requests. */

@@ -1,6 +1,7 @@
 package dev.goodput.producer.cli;
 
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -8,19 +9,26 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
+import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Connection;
+import dev.goodput.config.Durations;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
-import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
 import dev.goodput.producer.load.Scenario;
@@ -29,19 +37,11 @@ import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
-import picocli.CommandLine;
+import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import dev.goodput.config.ClientConfig;
-import dev.goodput.config.Connection;
-import dev.goodput.config.Durations;
-import dev.goodput.failure.ConnectionWatch;
-import java.net.URI;
-import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine;
 
 /**
  * {@code goodput produce}: drives an OpenAI-compatible streaming endpoint (or the built-in simulator)

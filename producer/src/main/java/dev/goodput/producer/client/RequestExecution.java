@@ -6,6 +6,9 @@ import java.net.ConnectException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -17,6 +20,8 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
+import dev.goodput.config.Redact;
+import dev.goodput.metrics.Micros;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Quality;
 import org.eclipse.jetty.client.BytesRequestContent;
@@ -26,11 +31,6 @@ import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
-import dev.goodput.config.Redact;
-import java.util.LinkedHashMap;
-import java.util.Locale;
-import java.util.Map;
-import dev.goodput.metrics.Micros;
 
 /**
  * One streamed request, from dispatch to its request event. Chunks are timed when their bytes are

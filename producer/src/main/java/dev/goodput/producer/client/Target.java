@@ -1,15 +1,16 @@
 package dev.goodput.producer.client;
 
 import java.net.URI;
-import java.time.Duration;
-import java.util.Map;
-import dev.goodput.config.Redact;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+
+import dev.goodput.config.Redact;
 
 /**
  * An OpenAI-compatible streaming endpoint to benchmark.

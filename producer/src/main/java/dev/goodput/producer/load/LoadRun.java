@@ -9,9 +9,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.metrics.Micros;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Prompts;
@@ -22,8 +24,6 @@ import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
 import org.HdrHistogram.Histogram;
-import com.sun.management.OperatingSystemMXBean;
-import dev.goodput.metrics.Micros;
 
 /**
  * Runs one scenario: dispatches requests at their intended times, waits for them, and reports what

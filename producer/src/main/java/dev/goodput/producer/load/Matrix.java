@@ -1,7 +1,5 @@
 package dev.goodput.producer.load;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -9,9 +7,6 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.goodput.config.ConfigException;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 import dev.goodput.config.Yamls;
 
 /**

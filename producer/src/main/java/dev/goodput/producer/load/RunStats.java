@@ -5,10 +5,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
+import dev.goodput.metrics.Micros;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
-import java.time.Instant;
-import dev.goodput.metrics.Micros;
 
 /**
  * Live counters of a run, safe to update from HTTP threads: requests by status, tokens, and

@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
@@ -11,7 +12,6 @@ import java.util.function.Consumer;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
-import java.util.Locale;
 
 /**
  * A continuous-batching inference engine in miniature. Each step admits waiting requests up to the

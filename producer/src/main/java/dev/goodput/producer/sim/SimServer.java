@@ -13,22 +13,22 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
+import dev.goodput.producer.SelectorLoop;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import dev.goodput.producer.SelectorLoop;
-import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The built-in simulated inference server: real HTTP/1.1 on loopback, OpenAI's

@@ -2,8 +2,10 @@ package dev.goodput.producer.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -19,8 +21,6 @@ import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import dev.goodput.producer.sim.SimTrace;
 import org.junit.jupiter.api.Test;
-import java.io.OutputStream;
-import java.time.Instant;
 
 /**
  * A generator that cannot keep up (one connection for a load that needs several): the latency it

@@ -2,6 +2,7 @@ package dev.goodput.producer.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.HashSet;
@@ -16,7 +17,6 @@ import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import dev.goodput.producer.sim.SimTrace;
 import org.junit.jupiter.api.Test;
-import java.io.OutputStream;
 
 /**
  * The same scenario run twice by one generator in one run (the demo loops its matrix): request

@@ -2,6 +2,7 @@ package dev.goodput.producer.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.time.Duration;
 
@@ -13,7 +14,6 @@ import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
 import org.junit.jupiter.api.Test;
-import java.io.OutputStream;
 
 /**
  * A scenario lasts its stated time even when its next send falls after its end: at a low rate it

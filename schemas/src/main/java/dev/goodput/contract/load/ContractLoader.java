@@ -1,7 +1,5 @@
 package dev.goodput.contract.load;
 
-import dev.goodput.contract.Contract;
-
 import static dev.goodput.contract.load.Rule.bool;
 import static dev.goodput.contract.load.Rule.integer;
 import static dev.goodput.contract.load.Rule.matching;
@@ -21,6 +19,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -28,13 +27,9 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.error.YAMLException;
 import dev.goodput.config.ConfigException;
 import dev.goodput.config.Yamls;
-import java.util.LinkedHashMap;
+import dev.goodput.contract.Contract;
 
 /**
  * Loads and validates {@code contract.yaml} and computes its id. Every field is checked; all

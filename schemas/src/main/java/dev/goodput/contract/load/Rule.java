@@ -1,6 +1,7 @@
 package dev.goodput.contract.load;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +9,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-import java.math.BigInteger;
 
 /**
  * A tiny declarative schema for YAML trees: validates a value at a path, collects every problem

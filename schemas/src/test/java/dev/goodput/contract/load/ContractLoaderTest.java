@@ -1,7 +1,5 @@
 package dev.goodput.contract.load;
 
-import dev.goodput.contract.Contract;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,16 +8,17 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import dev.goodput.contract.Contract;
 import org.junit.jupiter.api.Test;
-import org.yaml.snakeyaml.Yaml;
-import java.util.Collections;
 import org.junit.jupiter.api.io.TempDir;
 import org.yaml.snakeyaml.DumperOptions;
+import org.yaml.snakeyaml.Yaml;
 
 class ContractLoaderTest {
 

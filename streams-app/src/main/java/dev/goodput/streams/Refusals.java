@@ -1,0 +1,102 @@
+package dev.goodput.streams;
+
+import java.util.Locale;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.serde.WireFormatException;
+import dev.goodput.topics.DeadLetters;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where the assembler's refused records go: the DLQ with their original bytes, the reason, and
+ * where they were read (the event's own offset when it came in a batch), and a count in the window
+ * of their log time under their contract and scenario, so the window records say what was refused
+ * while they were open.
+ */
+final class Refusals {
+    private static final Logger LOG = LoggerFactory.getLogger(Refusals.class);
+
+    private final StreamsSettings config;
+    private final Deserializer<TokenEvent> tokens;
+    private final Deserializer<RequestEvent> requests;
+    private final ProcessorContext<String, Out> context;
+    private final PartialAggregates partials;
+    /** Log time of the record (or batched event) being processed. */
+    private long logUs = Long.MIN_VALUE;
+    /** The offset of the event being processed when it came in a {@link TokenBatch}; -1 otherwise. */
+    private long eventOffset = -1;
+
+    Refusals(StreamsSettings config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
+             ProcessorContext<String, Out> context, PartialAggregates partials) {
+        this.config = config;
+        this.tokens = tokens;
+        this.requests = requests;
+        this.context = context;
+        this.partials = partials;
+    }
+
+    /** The record being processed: its log time, and its offset when it is an event of a batch (else -1). */
+    void at(long recordLogUs, long offset) {
+        this.logUs = recordLogUs;
+        this.eventOffset = offset;
+    }
+
+    /** Decodes a record; a record that cannot be read is refused with the reason, and null is returned. */
+    <T> T decode(Record<String, byte[]> record, Deserializer<T> deserializer, String topic) {
+        try {
+            return deserializer.deserialize(topic, record.value());
+        } catch (WireFormatException e) {
+            refuse(record, e.reason().name().toLowerCase(Locale.ROOT), e.getMessage());
+        } catch (RuntimeException e) {
+            refuse(record, "invalid", String.valueOf(e.getMessage()));
+        }
+        return null;
+    }
+
+    void refuse(Record<String, byte[]> record, String reason, String message) {
+        LOG.debug("task {} refuses {}: {} ({})", context.taskId(), record.key(), reason, message);
+        final var meta = context.recordMetadata();
+        final long offset = eventOffset >= 0 ? eventOffset : meta.map(m -> m.offset()).orElse(-1L);
+        final var headers = DeadLetters.headers(RequestAssembler.STAGE, reason, message, meta.map(m -> m.topic()).orElse("?"),
+                meta.map(m -> m.partition()).orElse(-1), offset);
+        record.headers().forEach(h -> {
+            if (!TokenBatch.HEADER.equals(h.key())) {
+                headers.add(h);
+            }
+        });
+        context.forward(new Record<String, Out>(record.key(), new Out.Dead(DeadLetters.bounded(record.value(), headers)),
+                record.timestamp(), headers));
+        count(record, reason);
+    }
+
+    /** Counted under the record's contract and scenario; a record whose contract or scenario cannot be read is counted in the DLQ only. */
+    private void count(Record<String, byte[]> record, String reason) {
+        if (logUs == Long.MIN_VALUE || record.value() == null) {
+            return;
+        }
+        try {
+            final String topic = context.recordMetadata().map(m -> m.topic()).orElse("");
+            final String contract;
+            final String scenario;
+            if (topic.equals(config.topics().tokens())) {
+                final TokenEvent t = tokens.deserialize(topic, record.value());
+                contract = t.getContractId();
+                scenario = t.getScenarioId();
+            } else {
+                final RequestEvent r = requests.deserialize(topic, record.value());
+                contract = r.getContractId();
+                scenario = r.getScenarioId();
+            }
+            if (config.contracts().containsKey(contract)) {
+                partials.refused(contract, scenario, logUs, reason);
+            }
+        } catch (RuntimeException e) {
+            // unreadable: its DLQ record is the count
+        }
+    }
+}

@@ -1,0 +1,205 @@
+package dev.goodput.streams;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.metrics.Micros;
+import dev.goodput.streams.time.LogClock;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Joins each request's token events and its request event, judged by the log clocks alone: which
+ * event joins, which is refused and why (late, duplicate, unknown or mixed contract, out of order,
+ * checks at the door), and when a request is complete. The assembler feeds it events and sends on
+ * what it decides; a refused event is never half-joined.
+ */
+final class RequestJoin {
+
+    /** What the join decides, carried out by the processor. */
+    interface Outcomes {
+        void refuse(Record<String, byte[]> record, String reason, String message);
+
+        /** A complete request; {@code event} is its request event, or null to decode it from the state. */
+        void finish(String id, RequestState s, RequestEvent event);
+    }
+
+    /** Ids of requests refused as late are kept with the finished ones, under this prefix. */
+    private static final String REFUSED_PREFIX = "!";
+    /** Marks a token event {@link #refuseToken} refused. */
+    private static final RequestState REFUSED = new RequestState();
+
+    private final StreamsSettings config;
+    private final LogClock clock;
+    private final InflightRequests inflight;
+    private final FinishedRequests finished;
+    private final TokenInput token;
+    private final int maxChunks;
+    private final Outcomes outcomes;
+
+    RequestJoin(StreamsSettings config, LogClock clock, InflightRequests inflight, FinishedRequests finished,
+                TokenInput token, Outcomes outcomes) {
+        this.config = config;
+        this.clock = clock;
+        this.inflight = inflight;
+        this.finished = finished;
+        this.token = token;
+        this.maxChunks = EventChecks.maxChunks(config.contracts().values());
+        this.outcomes = outcomes;
+    }
+
+    /**
+     * One token event, however it was read: checked at the door, then against its request (late,
+     * refused with a late request, duplicate, contract), then joined to it in chunk order.
+     */
+    /** The token event {@code token} holds, at its log time. */
+    void token(long logUs) {
+        if (token.skipped()) {
+            return;
+        }
+        final String id = token.requestId();
+        final long arrival = token.arrivalUs();
+        final EventChecks.Problem bad = EventChecks.token(token.chunkIndex(), arrival, token.timestampMs(), maxChunks);
+        if (bad != null) {
+            outcomes.refuse(token.record(), bad.reason(), bad.message());
+            return;
+        }
+        RequestState s = inflight.get(id);
+        if (s == null || clock.late(arrival, logUs)) {
+            s = refuseToken(id, s, arrival, logUs);
+            if (s == REFUSED) {
+                return;
+            }
+        }
+        if (s == null) {
+            final String contractId = token.knownContract();
+            if (contractId == null) {
+                outcomes.refuse(token.record(), "unknown_contract", "contract " + token.contractText()
+                        + " is not one this app was started with");
+                return;
+            }
+            s = new RequestState();
+            s.contractId = contractId;
+            s.scenarioId = token.scenarioId();
+            inflight.add(id, s);
+        } else if (!token.contractIs(s.contractId)) {
+            if (token.knownContract() == null) {
+                outcomes.refuse(token.record(), "unknown_contract", "contract " + token.contractText()
+                        + " is not one this app was started with");
+            } else {
+                outcomes.refuse(token.record(), "mixed_contracts", "request " + id + " has events of contracts " + s.contractId
+                        + " and " + token.contractText());
+            }
+            return;
+        } else if (!s.dirty) {
+            inflight.touch(id);
+        }
+        s.dirty = true;
+        final int chunk = token.chunkIndex();
+        if (s.outOfOrder(chunk, arrival)) {
+            outcomes.refuse(token.record(), "chunks_out_of_order", "chunk " + chunk + " of request " + id
+                    + " arrived at " + Micros.toInstant(arrival) + ", out of order with its neighbours");
+            return;
+        }
+        if (!s.addChunk(chunk, arrival, logUs)) {
+            outcomes.refuse(token.record(), "duplicate", "chunk " + chunk + " of request " + id + " came twice");
+            return;
+        }
+        if (s.complete()) {
+            outcomes.finish(id, s, null);
+        }
+    }
+
+    /**
+     * The checks of a token event against its request, in an order that makes the outcome a function
+     * of the log alone: a late token event (its own log time) is refused and never joins; a request
+     * refused as late takes its other token events with it; one of a finished request is a duplicate (a
+     * request finishes only with all its chunks, or once no on-time token event of it can come).
+     * Returns the request's state (null when there is none yet) or {@link #REFUSED}.
+     */
+    private RequestState refuseToken(String id, RequestState s, long arrivalUs, long logUs) {
+        if (clock.late(arrivalUs, logUs)) {
+            outcomes.refuse(token.record(), "late", "a token event of request " + id + " (chunk at " + Micros.toInstant(arrivalUs)
+                    + ") after its window closed (log time " + Micros.toInstant(logUs) + ", grace " + config.grace() + ")");
+            return REFUSED;
+        }
+        if (s == null && finished.contains(REFUSED_PREFIX + id)) {
+            return REFUSED; // its request event is in the DLQ as late, and the request with it
+        }
+        if (s == null && finished.contains(id)) {
+            outcomes.refuse(token.record(), "duplicate", "a token event of request " + id + ", which has finished");
+            return REFUSED;
+        }
+        return s;
+    }
+
+    /** A request event, decoded, with its record (for a refusal) and its log time. */
+    void request(Record<String, byte[]> record, RequestEvent r, long logUs) {
+        final String id = r.getRequestId();
+        if (r.getWarmup()) {
+            inflight.forget(id);
+            return;
+        }
+        if (!config.contracts().containsKey(r.getContractId())) {
+            outcomes.refuse(record, "unknown_contract", "contract " + r.getContractId() + " is not one this app was started with");
+            inflight.forget(id);
+            return;
+        }
+        final EventChecks.Problem bad = EventChecks.request(r, record.timestamp(), maxChunks);
+        if (bad != null) {
+            outcomes.refuse(record, bad.reason(), bad.message());
+            inflight.forget(id);
+            return;
+        }
+        final long completion = Micros.of(r.getCompletionTimeUs());
+        if (!config.selection().takes(r.getRunId(), completion)) {
+            // not part of what this (re)computation selected: neither a result nor an error
+            inflight.forget(id);
+            return;
+        }
+        // lateness first, then duplicates: ids of finished requests are forgotten only once any event
+        // of theirs would be late, so the reason is the same whenever the id is forgotten
+        if (clock.late(completion, logUs)) {
+            outcomes.refuse(record, "late", "completed at " + Micros.toInstant(completion) + ", after its window closed "
+                    + "(log time " + Micros.toInstant(logUs) + ", grace " + config.grace() + ")");
+            final RequestState dropped = inflight.get(id);
+            if (dropped == null || dropped.requestBytes == null) {
+                inflight.forget(id);
+                // its token events still to come join nothing: dropped with it, whichever topic is read first
+                finished.add(REFUSED_PREFIX + id, completion);
+            }
+            return;
+        }
+        if (finished.contains(id)) {
+            outcomes.refuse(record, "duplicate", "request " + id + " has finished already");
+            return;
+        }
+        RequestState existing = inflight.get(id);
+        if (existing != null && existing.requestBytes == null
+                && existing.lastChunkLogUs + config.orphanExpiry().toNanos() / 1_000 <= logUs) {
+            // its token events stopped longer ago than the orphan expiry: they were given up on
+            inflight.forget(id);
+            existing = null;
+        }
+        if (existing != null && existing.requestBytes != null) {
+            outcomes.refuse(record, "duplicate", "request " + id + " has a request event already");
+            return;
+        }
+        if (existing != null && !existing.contractId.equals(r.getContractId())) {
+            outcomes.refuse(record, "mixed_contracts", "request " + id + " has events of contracts " + existing.contractId
+                    + " and " + r.getContractId());
+            inflight.forget(id);
+            return;
+        }
+        final RequestState s = existing != null ? existing : new RequestState();
+        s.contractId = r.getContractId();
+        s.scenarioId = r.getScenarioId();
+        s.requestBytes = record.value();
+        s.completionUs = completion;
+        s.expectedChunks = r.getContentChunks();
+        s.requestLogUs = logUs;
+        if (s.complete()) {
+            outcomes.finish(id, s, r);
+        } else {
+            inflight.await(id, s);
+        }
+    }
+
+}
