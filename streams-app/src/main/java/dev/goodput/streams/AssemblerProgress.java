@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.time.LogClock;
 
 /**

@@ -7,6 +7,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.goodput.streams.fast.ByteSink;
+import dev.goodput.streams.fast.ObjectStore;
+import dev.goodput.streams.fast.Varint;
+
 /**
  * The ids of requests finished lately, so that an event of one that comes again is refused as a
  * duplicate. Kept in buckets of {@value #BUCKET_US} µs of completion time, one changelog record per

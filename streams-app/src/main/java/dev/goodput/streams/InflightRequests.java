@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.time.LogClock;
 
 /**

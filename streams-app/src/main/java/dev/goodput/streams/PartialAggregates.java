@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.metrics.Definitions;
+import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.time.WindowKey;
 
 /**

@@ -5,6 +5,7 @@ import java.util.Locale;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.serde.WireFormatException;
+import dev.goodput.streams.fast.TokenBatch;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.ProcessorContext;

@@ -3,6 +3,10 @@ package dev.goodput.streams;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
+import dev.goodput.streams.fast.ByteSink;
+import dev.goodput.streams.fast.ObjectStore;
+import dev.goodput.streams.fast.Varint;
+
 /**
  * One request being assembled from its token events and its request event. Chunks are kept by
  * chunk index, so out-of-order arrivals sort themselves and a duplicated chunk is ignored.

@@ -2,6 +2,9 @@ package dev.goodput.streams;
 
 import java.nio.ByteBuffer;
 
+import dev.goodput.streams.fast.ByteSink;
+import dev.goodput.streams.fast.Varint;
+
 /**
  * What stage A (per input partition) sends to the window merger: a partial aggregate of one
  * (contract, scenario, window) over that partition's requests finished since the last one, or a

@@ -14,6 +14,8 @@ import dev.goodput.config.ConfigException;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.serde.AvroSerdes;
+import dev.goodput.streams.fast.CoalescingClientSupplier;
+import dev.goodput.streams.fast.CoalescingConsumer;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.goodput.avro.TokenEvent;
+import dev.goodput.streams.fast.FastTokenReader;
+import dev.goodput.streams.fast.TokenBatch;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.Record;
 

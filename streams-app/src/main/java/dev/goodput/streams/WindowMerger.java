@@ -9,6 +9,7 @@ import java.util.Set;
 
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
+import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.time.WindowCloser;
 import dev.goodput.streams.time.WindowKey;
 import org.apache.kafka.streams.processor.PunctuationType;

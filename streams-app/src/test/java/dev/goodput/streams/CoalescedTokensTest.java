@@ -10,6 +10,8 @@ import java.util.Map;
 
 import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestStatus;
+import dev.goodput.streams.fast.CoalescingConsumer;
+import dev.goodput.streams.fast.TokenBatch;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.test.TestRecord;

@@ -22,6 +22,8 @@ import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
+import dev.goodput.streams.fast.CoalescingConsumer;
+import dev.goodput.streams.fast.TokenBatch;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.clients.consumer.ConsumerRecord;

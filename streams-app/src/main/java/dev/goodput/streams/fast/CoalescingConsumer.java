@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * whole in one {@code process} call inside the task's transaction. Records with headers or without
  * a valid timestamp are passed on alone, so Kafka Streams treats them as it always does.
  */
-final class CoalescingConsumer implements Consumer<byte[], byte[]> {
+public final class CoalescingConsumer implements Consumer<byte[], byte[]> {
 
     /** Events per batch: enough to make the per-record cost negligible, small enough that a paused
      * partition's queue (buffered.records.per.partition batches) stays a few MB. */

@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -21,22 +21,22 @@ import org.apache.kafka.common.header.Headers;
  * event: int offset - first offset, long timestamp, int key length (-1: null), int value length
  * (-1: null), key bytes, value bytes.
  */
-final class TokenBatch {
+public final class TokenBatch {
 
     /** Marks a record as a batch; records from producers never carry it. */
-    static final String HEADER = "goodput.token-batch";
-    static final byte[] HEADER_VALUE = "1".getBytes(StandardCharsets.US_ASCII);
+    public static final String HEADER = "goodput.token-batch";
+    public static final byte[] HEADER_VALUE = "1".getBytes(StandardCharsets.US_ASCII);
     private static final int EVENT_HEADER = 4 + 8 + 4 + 4;
 
     private TokenBatch() {
     }
 
-    static boolean isBatch(Headers headers) {
+    public static boolean isBatch(Headers headers) {
         return headers.lastHeader(HEADER) != null;
     }
 
     /** Encodes {@code records} (one partition, in offset order, at least one, within 2^31 offsets of the first). */
-    static byte[] encode(List<ConsumerRecord<byte[], byte[]>> records) {
+    public static byte[] encode(List<ConsumerRecord<byte[], byte[]>> records) {
         final int n = records.size();
         int size = 4;
         for (int i = 0; i < n; i++) {
@@ -80,19 +80,19 @@ final class TokenBatch {
      * left in the frame ({@link #frame}, {@link #valueOffset}, {@link #valueLength}) so the common
      * path reads it in place; {@link #value()} copies it out.
      */
-    static final class Reader {
-        final byte[] frame;
+    public static final class Reader {
+        public final byte[] frame;
         private final ByteBuffer in;
         private final long offset0;
         private int remaining;
-        long offset;
-        long timestamp;
-        String key;
-        int valueOffset;
+        public long offset;
+        public long timestamp;
+        public String key;
+        public int valueOffset;
         /** -1 for a null value. */
-        int valueLength;
+        public int valueLength;
 
-        Reader(byte[] frame, long offset0) {
+        public Reader(byte[] frame, long offset0) {
             this.frame = frame;
             this.in = ByteBuffer.wrap(frame);
             this.offset0 = offset0;
@@ -111,7 +111,7 @@ final class TokenBatch {
          *
          * @throws IllegalArgumentException if the frame is malformed
          */
-        boolean next() {
+        public boolean next() {
             if (remaining == 0) {
                 if (in.hasRemaining()) {
                     throw new IllegalArgumentException(in.remaining() + " bytes after the last event");
@@ -139,7 +139,7 @@ final class TokenBatch {
         }
 
         /** A copy of the current event's value (null if it had none). */
-        byte[] value() {
+        public byte[] value() {
             return valueLength < 0 ? null : Arrays.copyOfRange(frame, valueOffset, valueOffset + valueLength);
         }
     }

@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
 import java.util.Map;
 
@@ -12,11 +12,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 
 /** Kafka's own clients, as Kafka Streams makes them, with the main consumer wrapped in a {@link CoalescingConsumer}. */
-final class CoalescingClientSupplier implements KafkaClientSupplier {
+public final class CoalescingClientSupplier implements KafkaClientSupplier {
 
     private final String tokensTopic;
 
-    CoalescingClientSupplier(String tokensTopic) {
+    public CoalescingClientSupplier(String tokensTopic) {
         this.tokensTopic = tokensTopic;
     }
 

@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
@@ -54,7 +54,7 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
     private final Set<String> removed = new HashSet<>();
 
     /** Over an inner store, for tests; the topology uses {@link #builder}. */
-    static <V> ObjectStore<V> over(KeyValueStore<Bytes, byte[]> inner, Codec<V> codec) {
+    public static <V> ObjectStore<V> over(KeyValueStore<Bytes, byte[]> inner, Codec<V> codec) {
         return new ObjectStore<>(inner, codec);
     }
 

@@ -1,6 +1,6 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
-import static dev.goodput.streams.TokenBatchTest.rec;
+import static dev.goodput.streams.fast.TokenBatchTest.rec;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -8,13 +8,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.clients.consumer.internals.AutoOffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
-import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class CoalescingConsumerTest {
@@ -75,15 +73,5 @@ class CoalescingConsumerTest {
             assertThat(polled.nextOffsets().get(tokens).offset()).isEqualTo(10);
             assertThat(polled.nextOffsets().get(requests).offset()).isEqualTo(10);
         }
-    }
-
-    @Test
-    void theStreamsRebalanceProtocolIsSaidToBypassCoalescing() {
-        final Properties p = new Properties();
-        Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isFalse();
-        p.put("group.protocol", "classic");
-        Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isFalse();
-        p.put("group.protocol", " STREAMS ");
-        Assertions.assertThat(StreamsApp.bypassesClientSupplier(p)).isTrue();
     }
 }

@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
 import java.util.Arrays;
 
@@ -6,22 +6,22 @@ import java.util.Arrays;
  * A growable byte buffer for the topology's own encodings. Unlike ByteArrayOutputStream it takes no
  * lock per byte: a request's sample is a few hundred single-byte varint writes.
  */
-final class ByteSink {
+public final class ByteSink {
     private byte[] buf;
     private int size;
 
-    ByteSink(int capacity) {
+    public ByteSink(int capacity) {
         buf = new byte[Math.max(16, capacity)];
     }
 
-    void write(int b) {
+    public void write(int b) {
         if (size == buf.length) {
             buf = Arrays.copyOf(buf, buf.length * 2);
         }
         buf[size++] = (byte) b;
     }
 
-    void writeBytes(byte[] b) {
+    public void writeBytes(byte[] b) {
         if (size + b.length > buf.length) {
             buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + b.length));
         }
@@ -29,7 +29,7 @@ final class ByteSink {
         size += b.length;
     }
 
-    byte[] toByteArray() {
+    public byte[] toByteArray() {
         return Arrays.copyOf(buf, size);
     }
 }

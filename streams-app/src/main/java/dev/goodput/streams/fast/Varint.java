@@ -1,14 +1,14 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /** Compact encodings for the topology's own state and internal topic (zig-zag varints, strings). */
-final class Varint {
+public final class Varint {
     private Varint() {
     }
 
-    static void writeLong(ByteSink out, long v) {
+    public static void writeLong(ByteSink out, long v) {
         long z = (v << 1) ^ (v >> 63);
         while ((z & ~0x7FL) != 0) {
             out.write((int) ((z & 0x7F) | 0x80));
@@ -17,7 +17,7 @@ final class Varint {
         out.write((int) z);
     }
 
-    static long readLong(ByteBuffer in) {
+    public static long readLong(ByteBuffer in) {
         long z = 0;
         int shift = 0;
         while (true) {
@@ -31,7 +31,7 @@ final class Varint {
         return (z >>> 1) ^ -(z & 1);
     }
 
-    static void writeString(ByteSink out, String s) {
+    public static void writeString(ByteSink out, String s) {
         if (s == null) {
             writeLong(out, -1);
             return;
@@ -41,7 +41,7 @@ final class Varint {
         out.writeBytes(b);
     }
 
-    static String readString(ByteBuffer in) {
+    public static String readString(ByteBuffer in) {
         final int n = (int) readLong(in);
         if (n < 0) {
             return null;
@@ -51,20 +51,20 @@ final class Varint {
         return new String(b, StandardCharsets.UTF_8);
     }
 
-    static void writeDouble(ByteSink out, double d) {
+    public static void writeDouble(ByteSink out, double d) {
         writeLong(out, Double.doubleToRawLongBits(d));
     }
 
-    static double readDouble(ByteBuffer in) {
+    public static double readDouble(ByteBuffer in) {
         return Double.longBitsToDouble(readLong(in));
     }
 
-    static void writeBytes(ByteSink out, byte[] b) {
+    public static void writeBytes(ByteSink out, byte[] b) {
         writeLong(out, b.length);
         out.writeBytes(b);
     }
 
-    static byte[] readBytes(ByteBuffer in) {
+    public static byte[] readBytes(ByteBuffer in) {
         final byte[] b = new byte[(int) readLong(in)];
         in.get(b);
         return b;

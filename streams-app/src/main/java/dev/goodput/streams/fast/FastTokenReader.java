@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -17,7 +17,7 @@ import org.apache.avro.Schema;
  * case). Any other writer schema, and any malformed record, is left to the full deserializer,
  * which then reports exactly what is wrong. Not thread-safe: one per processor.
  */
-final class FastTokenReader {
+public final class FastTokenReader {
 
     private final SchemaRegistryClient registry;
     private final Map<Integer, Boolean> fastIds = new ConcurrentHashMap<>();
@@ -27,25 +27,25 @@ final class FastTokenReader {
     private byte[] data;
     private int pos;
 
-    int contractOffset;
-    int contractLength;
-    int runOffset;
-    int runLength;
-    int chunkIndex;
-    long arrivalUs;
-    boolean warmup;
+    public int contractOffset;
+    public int contractLength;
+    public int runOffset;
+    public int runLength;
+    public int chunkIndex;
+    public long arrivalUs;
+    public boolean warmup;
 
-    FastTokenReader(SchemaRegistryClient registry) {
+    public FastTokenReader(SchemaRegistryClient registry) {
         this.registry = registry;
     }
 
     /** Reads a record's value; false when the full deserializer must be used instead. */
-    boolean read(byte[] bytes) {
+    public boolean read(byte[] bytes) {
         return bytes != null && read(bytes, 0, bytes.length);
     }
 
     /** Reads a value held in {@code bytes[offset, offset + length)}; false as for {@link #read(byte[])}. */
-    boolean read(byte[] bytes, int offset, int length) {
+    public boolean read(byte[] bytes, int offset, int length) {
         if (length < WireFormat.HEADER_SIZE || bytes[offset] != WireFormat.MAGIC_BYTE) {
             return false;
         }
@@ -83,16 +83,16 @@ final class FastTokenReader {
     }
 
     /** Whether the record's contract id equals {@code id} (ASCII hex), without making a String. */
-    boolean contractIs(byte[] id) {
+    public boolean contractIs(byte[] id) {
         return Arrays.equals(data, contractOffset, contractOffset + contractLength, id, 0, id.length);
     }
 
     /** Whether the record's run id equals {@code id} (UTF-8 bytes). */
-    boolean runIs(byte[] id) {
+    public boolean runIs(byte[] id) {
         return Arrays.equals(data, runOffset, runOffset + runLength, id, 0, id.length);
     }
 
-    String contractId() {
+    public String contractId() {
         return new String(data, contractOffset, contractLength, StandardCharsets.UTF_8);
     }
 

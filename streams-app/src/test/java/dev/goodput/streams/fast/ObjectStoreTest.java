@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.streams.fast;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
