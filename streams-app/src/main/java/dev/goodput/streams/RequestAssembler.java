@@ -78,6 +78,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private LogClock clock;
     private Refusals refusals;
     private RequestJoin join;
+    private EventsMetric events;
     private int partition;
     /** Log time of the record (or batched event) being processed: where a refusal of it is counted. */
     private long currentLogUs = Long.MIN_VALUE;
@@ -121,6 +122,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             }
         });
         this.partition = ctx.taskId().partition();
+        this.events = new EventsMetric(ctx.metrics(), ctx.taskId().toString());
         LOG.info("request assembler {} restored {} in-flight requests, {}", ctx.taskId(), inflight.size(), progress);
         // Heartbeat: tells the mergers how far this partition's event time has come, even when no
         // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
@@ -140,6 +142,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             // a tick or an end-of-run marker: nothing but its place in the log
             maybeSweep();
             return;
+        }
+        if (!TokenBatch.isBatch(record.headers())) {
+            events.record(1); // a frame counts its events in onBatch
         }
         if (record.key() == null && !TokenBatch.isBatch(record.headers())) {
             // events are keyed by request id; without one it cannot be joined, and a null key in state fails the commit
@@ -229,6 +234,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             }
         } finally {
             refusals.at(currentLogUs, -1);
+            events.record(done);
         }
     }
 

@@ -109,4 +109,26 @@ class CoalescedTokensTest {
             assertThat(f.verdicts.readValue().getRequestId()).isEqualTo("after");
         }
     }
+
+    /** events-total over every task of the driver. */
+    private static double events(Fixture f) {
+        return f.driver.metrics().entrySet().stream()
+                .filter(e -> e.getKey().group().equals(EventsMetric.GROUP) && e.getKey().name().equals(EventsMetric.TOTAL))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
+    }
+
+    @Test
+    void theEventsMetricCountsEveryEventOfAFrame() {
+        final double single;
+        try (Fixture f = fixture(0)) {
+            run(f);
+            single = events(f);
+        }
+        // each record that came alone is one event; with frames of 64, Kafka Streams sees far fewer records
+        assertThat(single).isGreaterThan(20);
+        try (Fixture f = fixture(64)) {
+            run(f);
+            assertThat(events(f)).isEqualTo(single);
+        }
+    }
 }
