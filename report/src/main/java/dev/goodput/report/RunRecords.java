@@ -21,6 +21,7 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.topics.Keys;
 import dev.goodput.topics.Topics;
 
 /**
@@ -91,23 +92,24 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
             throw new IllegalArgumentException("no run " + runId + " on " + Topics.RUNS.name() + " (runs there: "
                     + allRuns.stream().map(RunSummary::getRunId).distinct().collect(Collectors.joining(", ")) + ")");
         }
-        final Set<String> keys = runs.stream().map(r -> r.getContractId() + "|" + r.getScenarioId()).collect(Collectors.toSet());
+        final Set<Keys.Scenario> keys = runs.stream().map(r -> new Keys.Scenario(r.getContractId(), r.getScenarioId()))
+                .collect(Collectors.toSet());
         final long from = runs.stream().mapToLong(r -> Micros.of(r.getStartedUs())).min().orElseThrow();
         final long to = runs.stream().mapToLong(r -> Micros.of(r.getEndedUs())).max().orElseThrow();
-        final Map<String, WindowStats> windows = new LinkedHashMap<>();
+        final Map<Keys.Window, WindowStats> windows = new LinkedHashMap<>();
         for (WindowStats w : allWindows) {
-            if (keys.contains(w.getContractId() + "|" + w.getScenarioId())
+            if (keys.contains(new Keys.Scenario(w.getContractId(), w.getScenarioId()))
                     && Micros.of(w.getWindowEndUs()) > from && Micros.of(w.getWindowStartUs()) <= to) {
-                final String k = w.getContractId() + "|" + w.getScenarioId() + "|" + Micros.of(w.getWindowStartUs());
+                final Keys.Window k = new Keys.Window(w.getContractId(), w.getScenarioId(), Micros.of(w.getWindowStartUs()));
                 final WindowStats seen = windows.get(k);
                 if (seen == null || !seen.getIsFinal()) {
                     windows.put(k, w);
                 }
             }
         }
-        final Map<String, CostRecord> costs = new LinkedHashMap<>();
+        final Map<Keys.Window, CostRecord> costs = new LinkedHashMap<>();
         for (CostRecord c : allCosts) {
-            final String k = c.getContractId() + "|" + c.getScenarioId() + "|" + Micros.of(c.getWindowStartUs());
+            final Keys.Window k = new Keys.Window(c.getContractId(), c.getScenarioId(), Micros.of(c.getWindowStartUs()));
             if ("window".equals(c.getSpan()) && windows.containsKey(k)) {
                 costs.put(k, c);
             }
@@ -134,11 +136,13 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
      * and it knows no rate, lateness or CPU.
      */
     static List<RunSummary> incomplete(String runId, List<RunSummary> runs, List<RequestEvent> allRequests) {
-        final Set<String> summarised = runs.stream().map(r -> r.getContractId() + "|" + r.getScenarioId()).collect(Collectors.toSet());
-        final Map<String, List<RequestEvent>> orphaned = new LinkedHashMap<>();
+        final Set<Keys.Scenario> summarised = runs.stream().map(r -> new Keys.Scenario(r.getContractId(), r.getScenarioId()))
+                .collect(Collectors.toSet());
+        final Map<Keys.Scenario, List<RequestEvent>> orphaned = new LinkedHashMap<>();
         for (RequestEvent e : allRequests) {
-            if (e.getRunId().equals(runId) && !summarised.contains(e.getContractId() + "|" + e.getScenarioId())) {
-                orphaned.computeIfAbsent(e.getContractId() + "|" + e.getScenarioId(), k -> new ArrayList<>()).add(e);
+            final Keys.Scenario k = new Keys.Scenario(e.getContractId(), e.getScenarioId());
+            if (e.getRunId().equals(runId) && !summarised.contains(k)) {
+                orphaned.computeIfAbsent(k, x -> new ArrayList<>()).add(e);
             }
         }
         final List<RunSummary> out = new ArrayList<>();

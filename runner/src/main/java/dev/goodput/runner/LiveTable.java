@@ -15,8 +15,10 @@ import java.util.stream.Collectors;
 
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.metrics.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.sink.ResultsFollower;
+import dev.goodput.topics.Keys;
 
 /**
  * Prints one row per closed window from llm.window-stats (committed records only): scenario,
@@ -30,12 +32,12 @@ final class LiveTable implements AutoCloseable {
             "$/1M comp", "$/1M good");
 
     /** Final windows wait here for their cost record, so each row shows both (touched on the follower's thread only). */
-    private final Map<String, WindowStats> pending = new LinkedHashMap<>();
+    private final Map<Keys.Window, WindowStats> pending = new LinkedHashMap<>();
     private final PrintStream out;
     private final ResultsFollower follower;
     private int rows;
     /** Windows seen (live or final) that have no final, priced row yet. */
-    private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
+    private final Set<Keys.Window> unsettled = ConcurrentHashMap.newKeySet();
     private volatile long lastRecordNanos = System.nanoTime();
 
     LiveTable(Properties client, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
@@ -46,7 +48,7 @@ final class LiveTable implements AutoCloseable {
                     @Override
                     public void onWindow(WindowStats w) {
                         lastRecordNanos = System.nanoTime();
-                        final String key = w.getContractId() + "|" + w.getScenarioId() + "|" + w.getWindowStartUs();
+                        final Keys.Window key = new Keys.Window(w.getContractId(), w.getScenarioId(), Micros.of(w.getWindowStartUs()));
                         unsettled.add(key);
                         if (w.getIsFinal()) {
                             pending.put(key, w);
@@ -56,10 +58,10 @@ final class LiveTable implements AutoCloseable {
                     @Override
                     public void onCost(CostRecord c) {
                         final WindowStats w = !c.getSpan().equals("window") ? null
-                                : pending.remove(c.getContractId() + "|" + c.getScenarioId() + "|" + c.getWindowStartUs());
+                                : pending.remove(window(c));
                         if (w != null) {
                             print(w, c);
-                            unsettled.remove(c.getContractId() + "|" + c.getScenarioId() + "|" + c.getWindowStartUs());
+                            unsettled.remove(window(c));
                         }
                         lastRecordNanos = System.nanoTime();
                     }
@@ -103,5 +105,9 @@ final class LiveTable implements AutoCloseable {
     @Override
     public void close() {
         follower.close();
+    }
+
+    private static Keys.Window window(CostRecord c) {
+        return new Keys.Window(c.getContractId(), c.getScenarioId(), Micros.of(c.getWindowStartUs()));
     }
 }

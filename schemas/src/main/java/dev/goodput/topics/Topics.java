@@ -82,9 +82,15 @@ public final class Topics {
      */
     public static int windowStatsPartition(String windowKey, int partitions) {
         final int last = windowKey.lastIndexOf('|');
-        final String scenario = last < 0 ? windowKey : windowKey.substring(0, last);
-        return Utils.toPositive(Utils.murmur2(
-                scenario.getBytes(StandardCharsets.UTF_8))) % partitions;
+        return scenarioPartition(last < 0 ? windowKey : windowKey.substring(0, last), partitions);
+    }
+
+    /**
+     * The partition of everything keyed by a contract|scenario: the streams-app's window mergers and
+     * its window-stats records, placed as Kafka's default partitioner places a key (murmur2).
+     */
+    public static int scenarioPartition(String scenarioKey, int partitions) {
+        return Utils.toPositive(Utils.murmur2(scenarioKey.getBytes(StandardCharsets.UTF_8))) % partitions;
     }
 
     /**

@@ -17,6 +17,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.CostFormulas;
 import dev.goodput.metrics.Micros;
+import dev.goodput.topics.Keys;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -85,7 +86,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
         final Summary s = Summary.of(w, price);
         emit(w, List.of(s), "window", price == null ? "no price version for " + w.getPriceKey() + " in force at "
                 + w.getWindowStartUs() : null);
-        final String key = w.getContractId() + "|" + w.getScenarioId();
+        final String key = new Keys.Scenario(w.getContractId(), w.getScenarioId()).text();
         final ArrayDeque<Summary> last = Summary.decodeAll(recent.get(key));
         last.addLast(s);
         final long longest = config.rollingSpans().stream().mapToLong(Duration::toMillis).max().orElse(0) * 1000;
@@ -127,7 +128,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
                     .setHourlyCostUsd(seconds <= 0 ? null : CostFormulas.hourlyRate(sum.costUsd(), seconds))
                     .setUtilization(Double.isNaN(utilization) ? null : utilization);
         }
-        context.forward(new Record<>(w.getContractId() + "|" + w.getScenarioId() + "|" + span, b.build(),
+        context.forward(new Record<>(new Keys.Span(w.getContractId(), w.getScenarioId(), span).text(), b.build(),
                 last.endUs / 1000 - 1));
     }
 

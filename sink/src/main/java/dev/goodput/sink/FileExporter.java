@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
@@ -84,12 +85,12 @@ public final class FileExporter implements AutoCloseable {
         return seen.get();
     }
 
-    static String windowKey(Map<String, Object> row) {
-        return row.get("contract_id") + "|" + row.get("scenario_id") + "|" + row.get("window_start");
+    static List<Object> windowKey(Map<String, Object> row) {
+        return List.of(row.get("contract_id"), row.get("scenario_id"), row.get("window_start"));
     }
 
-    static String costKey(Map<String, Object> row) {
-        return row.get("contract_id") + "|" + row.get("scenario_id") + "|" + row.get("span") + "|" + row.get("window_start");
+    static List<Object> costKey(Map<String, Object> row) {
+        return List.of(row.get("contract_id"), row.get("scenario_id"), row.get("span"), row.get("window_start"));
     }
 
     static Map<String, Object> row(WindowStats w) {
@@ -155,11 +156,11 @@ public final class FileExporter implements AutoCloseable {
     private static final class Sink {
         private final BufferedWriter jsonl;
         private final BufferedWriter csv;
-        private final Function<Map<String, Object>, String> key;
-        private final Set<String> written = new HashSet<>();
+        private final Function<Map<String, Object>, List<Object>> key;
+        private final Set<List<Object>> written = new HashSet<>();
         private boolean header;
 
-        Sink(Path dir, String name, Function<Map<String, Object>, String> key) {
+        Sink(Path dir, String name, Function<Map<String, Object>, List<Object>> key) {
             this.key = key;
             final Path jsonlPath = dir.resolve(name + ".jsonl");
             try {

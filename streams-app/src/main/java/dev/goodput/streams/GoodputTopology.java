@@ -1,6 +1,5 @@
 package dev.goodput.streams;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -18,7 +17,6 @@ import dev.goodput.streams.fast.FastTokenReader;
 import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.utils.Utils;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Branched;
@@ -106,7 +104,7 @@ public final class GoodputTopology {
             if (RequestAssembler.WATERMARK_KEY.equals(key)) {
                 return Optional.of(IntStream.range(0, numPartitions).boxed().collect(Collectors.toSet()));
             }
-            return Optional.of(Set.of(Utils.toPositive(Utils.murmur2(key.getBytes(StandardCharsets.UTF_8))) % numPartitions));
+            return Optional.of(Set.of(Topics.scenarioPartition(key, numPartitions)));
         }
     }
 }

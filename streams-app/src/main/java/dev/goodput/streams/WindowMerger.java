@@ -157,7 +157,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
             }
             return false;
         }
-        final String key = a.contractId + "|" + a.scenarioId + "|" + a.startUs;
+        final String key = new WindowKey(a.contractId, a.scenarioId, a.startUs).storeKey();
         context.forward(new Record<>(key, a.toAvro(c, config.windowUs(), config.graceUs(), isFinal),
                 (a.startUs + config.windowUs()) / 1_000 - 1));
         return true;

@@ -1,5 +1,7 @@
 package dev.goodput.streams.time;
 
+import dev.goodput.topics.Keys;
+
 /**
  * One window of one scenario of one contract: the unit every aggregate, partial and final record is
  * kept by. {@link #storeKey()} is its key in the state stores (and orders windows of one scenario
@@ -14,11 +16,11 @@ public record WindowKey(String contractId, String scenarioId, long startUs) {
     }
 
     public String storeKey() {
-        return contractId + "|" + scenarioId + "|" + startUs;
+        return new Keys.Window(contractId, scenarioId, startUs).text();
     }
 
     /** The contract|scenario part: the key the window's partials travel under to their merger. */
     public String scenarioKey() {
-        return contractId + "|" + scenarioId;
+        return new Keys.Scenario(contractId, scenarioId).text();
     }
 }
