@@ -1,6 +1,5 @@
 package dev.goodput.producer.client;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
@@ -11,11 +10,9 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -40,10 +37,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class NioHttpClient implements AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(NioHttpClient.class);
-    private static final int READ_BUFFER = 256 * 1024;
-    /** A read with less room than this left in the round's buffer parses the round first. */
-    private static final int MIN_READ_SPACE = 16 * 1024;
+    static final Logger LOG = LoggerFactory.getLogger(NioHttpClient.class);
 
     /**
      * What the client reports for one exchange. {@code sent} comes from the thread that writes the
@@ -65,22 +59,15 @@ public final class NioHttpClient implements AutoCloseable {
     private final Thread loop;
     private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
     // Shared with dispatching threads, which take a kept-alive connection and write their request on it themselves.
-    private final Map<String, ConcurrentLinkedDeque<Conn>> idle = new ConcurrentHashMap<>();
+    final Map<String, ConcurrentLinkedDeque<NioConnection>> idle = new ConcurrentHashMap<>();
     private final Map<String, ArrayDeque<Call>> waiting = new HashMap<>();
     // While calls wait for a connection, new ones queue behind them instead of taking a freed one first.
     private final AtomicInteger waitingCalls = new AtomicInteger();
-    private final Map<String, Integer> open = new HashMap<>();
+    final Map<String, Integer> open = new HashMap<>();
     private final int maxConnectionsPerHost;
-    private final Set<Conn> active = new HashSet<>();
-    private final ExchangeWorker worker = new ExchangeWorker("goodput-nio-parse");
-    // One select round's reads, in order: every ready connection is read and timed first, then the
-    // bytes are parsed, so a chunk's time does not include parsing the chunks read before it.
-    private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(READ_BUFFER);
-    private Conn[] roundConns = new Conn[256];
-    private int[] roundStart = new int[256];
-    private int[] roundLength = new int[256];
-    private long[] roundNanos = new long[256];
-    private int roundSize;
+    final Set<NioConnection> active = new HashSet<>();
+    final ExchangeWorker worker = new ExchangeWorker("goodput-nio-parse");
+    final ReadRound round = new ReadRound();
     private volatile boolean running = true;
     private final String selectorPriority;
 
@@ -166,7 +153,7 @@ public final class NioHttpClient implements AutoCloseable {
     }
 
     private boolean sendOnIdleConnection(Call call) {
-        final Conn c = takeIdle(call.hostKey);
+        final NioConnection c = takeIdle(call.hostKey);
         if (c == null) {
             return false;
         }
@@ -176,7 +163,7 @@ public final class NioHttpClient implements AutoCloseable {
         final ByteBuffer out = ByteBuffer.wrap(call.requestBytes());
         call.markSent();
         // From here the selector thread owns the connection again; the response cannot come before the write.
-        c.state.set(Conn.BUSY);
+        c.state.set(NioConnection.BUSY);
         try {
             c.ch.write(out);
         } catch (IOException e) {
@@ -205,14 +192,14 @@ public final class NioHttpClient implements AutoCloseable {
     }
 
     /** A kept-alive connection to the host, now owned by the caller, or null. */
-    private Conn takeIdle(String hostKey) {
-        final ConcurrentLinkedDeque<Conn> pool = idle.get(hostKey);
+    private NioConnection takeIdle(String hostKey) {
+        final ConcurrentLinkedDeque<NioConnection> pool = idle.get(hostKey);
         if (pool == null) {
             return null;
         }
-        Conn c;
+        NioConnection c;
         while ((c = pool.poll()) != null) {
-            if (c.state.compareAndSet(Conn.POOLED, Conn.CLAIMED)) {
+            if (c.state.compareAndSet(NioConnection.POOLED, NioConnection.CLAIMED)) {
                 return c;
             }
         }
@@ -226,9 +213,9 @@ public final class NioHttpClient implements AutoCloseable {
         if (call.done) {
             return;
         }
-        Conn c = takeIdle(hostKey);
+        NioConnection c = takeIdle(hostKey);
         if (c != null) {
-            c.state.set(Conn.BUSY);
+            c.state.set(NioConnection.BUSY);
         }
         if (c == null && open.getOrDefault(hostKey, 0) >= maxConnectionsPerHost) {
             waiting.computeIfAbsent(hostKey, h -> new ArrayDeque<>()).add(call);
@@ -240,7 +227,7 @@ public final class NioHttpClient implements AutoCloseable {
                 final SocketChannel ch = SocketChannel.open();
                 ch.configureBlocking(false);
                 ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                c = new Conn(ch, hostKey);
+                c = new NioConnection(this, ch, hostKey);
                 open.merge(hostKey, 1, Integer::sum);
                 final boolean connected = ch.connect(new InetSocketAddress(host, port));
                 c.key = ch.register(selector, connected ? SelectionKey.OP_WRITE : SelectionKey.OP_CONNECT, c);
@@ -277,10 +264,10 @@ public final class NioHttpClient implements AutoCloseable {
                     final SelectionKey k = it.next();
                     it.remove();
                     if (k.isValid()) {
-                        ((Conn) k.attachment()).ready(k);
+                        ((NioConnection) k.attachment()).ready(k);
                     }
                 }
-                parseRound();
+                round.parse();
                 final long now = System.nanoTime();
                 if (now >= nextTimeoutCheck) {
                     nextTimeoutCheck = now + 5_000_000;
@@ -293,38 +280,8 @@ public final class NioHttpClient implements AutoCloseable {
         }
     }
 
-    private void addRead(Conn c, int start, int length, long nanos) {
-        if (roundSize == roundConns.length) {
-            final int n = roundSize * 2;
-            roundConns = Arrays.copyOf(roundConns, n);
-            roundStart = Arrays.copyOf(roundStart, n);
-            roundLength = Arrays.copyOf(roundLength, n);
-            roundNanos = Arrays.copyOf(roundNanos, n);
-        }
-        roundConns[roundSize] = c;
-        roundStart[roundSize] = start;
-        roundLength[roundSize] = length;
-        roundNanos[roundSize] = nanos;
-        roundSize++;
-    }
-
-    /** Parses the reads of the round so far, in the order they were made, and empties the buffer. */
-    private void parseRound() {
-        for (int i = 0; i < roundSize; i++) {
-            final Conn c = roundConns[i];
-            roundConns[i] = null;
-            try {
-                c.consume(roundStart[i], roundLength[i], roundNanos[i]);
-            } catch (IOException e) {
-                c.broken(e);
-            }
-        }
-        roundSize = 0;
-        readBuffer.clear();
-    }
-
     private void checkTimeouts(long now) {
-        for (Conn c : active.toArray(new Conn[0])) {
+        for (NioConnection c : active.toArray(new NioConnection[0])) {
             final Call call = c.call;
             if (call == null) {
                 continue;
@@ -356,7 +313,7 @@ public final class NioHttpClient implements AutoCloseable {
         private final byte[] bytes;
         private boolean sent;
         final Exchange exchange;
-        Conn conn;
+        NioConnection conn;
         boolean done;
 
         Call(URI uri, Map<String, String> headers, byte[] body, long timeoutMs, long idleTimeoutMs, Exchange exchange) {
@@ -425,290 +382,8 @@ public final class NioHttpClient implements AutoCloseable {
         }
     }
 
-    /** A connection: request writing, then a response parsed as bytes arrive. */
-    private final class Conn {
-        // Who may touch the connection: the selector thread (BUSY), nobody yet (POOLED: idle, kept alive),
-        // or a dispatching thread that took it from the pool (CLAIMED) and is writing its request.
-        static final int BUSY = 0;
-        static final int POOLED = 1;
-        static final int CLAIMED = 2;
-        final AtomicInteger state = new AtomicInteger(BUSY);
-        final SocketChannel ch;
-        final String hostKey;
-        SelectionKey key;
-        boolean connected;
-        Call call;
-        ByteBuffer out;
-        long lastActivityNanos = System.nanoTime();
-        private long readNanos;
-        // response parsing
-        private final StringBuilder line = new StringBuilder(128);
-        private int phase;            // 0 status, 1 headers, 2 body
-        private boolean chunked;
-        private long contentLength;   // -1: until close
-        private boolean keepAlive;
-        private int chunkPhase;       // 0 size line, 1 data, 2 CRLF after data, 3 trailers
-        private long chunkRemaining;
-
-        Conn(SocketChannel ch, String hostKey) {
-            this.ch = ch;
-            this.hostKey = hostKey;
-        }
-
-        void resetResponse() {
-            line.setLength(0);
-            phase = 0;
-            chunked = false;
-            contentLength = -1;
-            keepAlive = true;
-            chunkPhase = 0;
-            chunkRemaining = 0;
-            lastActivityNanos = System.nanoTime();
-        }
-
-        void ready(SelectionKey k) {
-            final int owner = state.get();
-            if (owner == CLAIMED) {
-                return;
-            }
-            if (owner == POOLED) {
-                // An idle connection became readable: the server closed it, or sent bytes nobody asked for.
-                if (state.compareAndSet(POOLED, BUSY)) {
-                    closeQuietly();
-                }
-                return;
-            }
-            final Call c = call;
-            try {
-                if (out != null && connected && (k.readyOps() & SelectionKey.OP_CONNECT) == 0 && c != null
-                        && k.interestOps() == SelectionKey.OP_WRITE) {
-                    writeRequest(k, c);
-                    return;
-                }
-                if (k.isConnectable()) {
-                    ch.finishConnect();
-                    connected = true;
-                    k.interestOps(SelectionKey.OP_WRITE);
-                }
-                if (k.isValid() && k.isWritable() && out != null) {
-                    writeRequest(k, c);
-                }
-                if (k.isValid() && k.isReadable()) {
-                    read();
-                }
-            } catch (IOException e) {
-                broken(e);
-            }
-        }
-
-        /** An I/O error: the call on the connection fails (which drops it), or an idle connection is closed. */
-        void broken(IOException e) {
-            if (call != null) {
-                call.fail(e);
-            } else {
-                closeQuietly();
-            }
-        }
-
-        private void writeRequest(SelectionKey k, Call c) throws IOException {
-            if (c != null) {
-                c.markSent();
-            }
-            ch.write(out);
-            if (!out.hasRemaining()) {
-                out = null;
-                k.interestOps(SelectionKey.OP_READ);
-            }
-        }
-
-        /** Reads what the socket holds into the round's buffer and times it; {@link #consume} parses it later. */
-        private void read() throws IOException {
-            if (readBuffer.remaining() < MIN_READ_SPACE) {
-                parseRound();
-            }
-            final int start = readBuffer.position();
-            final int n = ch.read(readBuffer);
-            if (n != 0) {
-                addRead(this, start, n, System.nanoTime());
-            }
-        }
-
-        /** Parses one read of this connection: {@code n} bytes at {@code start} of the round's buffer, or end of stream. */
-        void consume(int start, int n, long readNanos) throws IOException {
-            if (!ch.isOpen()) {
-                return;
-            }
-            if (n < 0) {
-                if (call != null && phase == 2 && !chunked && contentLength < 0) {
-                    final Call c = call;
-                    finishResponse(false);
-                    c.succeed();
-                } else if (call != null) {
-                    call.fail(new EOFException("connection closed by the server before the response ended"));
-                } else {
-                    closeQuietly();
-                }
-                return;
-            }
-            lastActivityNanos = readNanos;
-            this.readNanos = readNanos;
-            readBuffer.limit(start + n).position(start);
-            // Stop at the end of this call's response: once the connection is back in the pool, a
-            // dispatching thread may already have given it the next call.
-            final Call owner = call;
-            while (readBuffer.hasRemaining() && owner != null && call == owner && !owner.done) {
-                if (phase < 2) {
-                    headerByte(readBuffer.get());
-                } else {
-                    bodyBytes();
-                }
-            }
-        }
-
-        private void headerByte(byte b) throws IOException {
-            if (b == '\n') {
-                final String l = line.toString();
-                line.setLength(0);
-                if (phase == 0) {
-                    final String[] parts = l.split(" ", 3);
-                    if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
-                        throw new IOException("not an HTTP/1.x response: " + l);
-                    }
-                    keepAlive = !parts[0].equals("HTTP/1.0");
-                    worker.status(call.exchange, Integer.parseInt(parts[1].trim()));
-                    phase = 1;
-                } else if (l.isEmpty()) {
-                    phase = 2;
-                    if (!chunked && contentLength == 0) {
-                        final Call c = call;
-                        finishResponse(keepAlive);
-                        c.succeed();
-                    }
-                } else {
-                    final int colon = l.indexOf(':');
-                    if (colon > 0) {
-                        final String name = l.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-                        final String value = l.substring(colon + 1).trim();
-                        if (name.equals("transfer-encoding") && value.toLowerCase(Locale.ROOT).contains("chunked")) {
-                            chunked = true;
-                        } else if (name.equals("content-length")) {
-                            contentLength = Long.parseLong(value);
-                        } else if (name.equals("connection")) {
-                            keepAlive = !value.equalsIgnoreCase("close");
-                        }
-                    }
-                }
-            } else if (b != '\r') {
-                line.append((char) (b & 0xff));
-            }
-        }
-
-        /** Consumes body bytes from the read buffer: chunked framing or a known or open length. */
-        private void bodyBytes() throws IOException {
-            if (!chunked) {
-                int n = readBuffer.remaining();
-                if (contentLength >= 0) {
-                    n = (int) Math.min(n, contentLength);
-                    contentLength -= n;
-                }
-                deliver(n);
-                if (contentLength == 0) {
-                    final Call c = call;
-                    finishResponse(keepAlive);
-                    c.succeed();
-                }
-                return;
-            }
-            switch (chunkPhase) {
-                case 0, 3 -> {
-                    final byte b = readBuffer.get();
-                    if (b == '\n') {
-                        final String l = line.toString();
-                        line.setLength(0);
-                        if (chunkPhase == 3) {
-                            if (l.isEmpty()) {
-                                final Call c = call;
-                                finishResponse(keepAlive);
-                                c.succeed();
-                            }
-                            return;
-                        }
-                        final int semi = l.indexOf(';');
-                        final long size = Long.parseLong((semi >= 0 ? l.substring(0, semi) : l).trim(), 16);
-                        if (size == 0) {
-                            chunkPhase = 3;
-                        } else {
-                            chunkRemaining = size;
-                            chunkPhase = 1;
-                        }
-                    } else if (b != '\r') {
-                        line.append((char) (b & 0xff));
-                    }
-                }
-                case 1 -> {
-                    final int n = (int) Math.min(readBuffer.remaining(), chunkRemaining);
-                    deliver(n);
-                    chunkRemaining -= n;
-                    if (chunkRemaining == 0) {
-                        chunkPhase = 2;
-                    }
-                }
-                default -> {
-                    final byte b = readBuffer.get();
-                    if (b == '\n') {
-                        chunkPhase = 0;
-                    } else if (b != '\r') {
-                        throw new IOException("malformed chunked encoding");
-                    }
-                }
-            }
-        }
-
-        private void deliver(int n) {
-            final ByteBuffer slice = readBuffer.slice();
-            slice.limit(n);
-            readBuffer.position(readBuffer.position() + n);
-            worker.body(call.exchange, slice, readNanos);
-        }
-
-        /** The response is complete: the connection goes back to the pool or is closed. */
-        private void finishResponse(boolean reuse) {
-            active.remove(this);
-            call = null;
-            if (reuse && ch.isOpen()) {
-                key.interestOps(SelectionKey.OP_READ);
-                state.set(POOLED);
-                idle.computeIfAbsent(hostKey, h -> new ConcurrentLinkedDeque<>()).add(this);
-                startWaiting(hostKey);
-            } else {
-                closeQuietly();
-            }
-        }
-
-        void closeQuietly() {
-            if (!ch.isOpen()) {
-                return;
-            }
-            open.merge(hostKey, -1, Integer::sum);
-            active.remove(this);
-            final ConcurrentLinkedDeque<Conn> pool = idle.get(hostKey);
-            if (pool != null) {
-                pool.remove(this);
-            }
-            if (key != null) {
-                key.cancel();
-            }
-            try {
-                ch.close();
-            } catch (IOException e) {
-                LOG.debug("close: {}", e.getMessage());
-            }
-            startWaiting(hostKey);
-        }
-    }
-
     /** A connection came free or closed: the oldest waiting request of that host goes next. */
-    private void startWaiting(String hostKey) {
+    void startWaiting(String hostKey) {
         final ArrayDeque<Call> queue = waiting.get(hostKey);
         final Call next = queue == null ? null : queue.poll();
         if (next != null) {

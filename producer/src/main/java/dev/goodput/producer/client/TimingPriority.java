@@ -119,7 +119,13 @@ public enum TimingPriority {
                     continue;
                 }
                 // GC workers start as they are first needed: each scenario's start looks again
-                if (policy(task.resolve("stat")) == SCHED_FIFO
+                final int policy;
+                try {
+                    policy = policy(task.resolve("stat"));
+                } catch (IOException gone) { // ended between the two reads: the others still count
+                    continue;
+                }
+                if (policy == SCHED_FIFO
                         || chrt(List.of("-f", "-p", Integer.toString(FIFO_PRIORITY)), task.getFileName().toString()) == null) {
                     raised++;
                 }

@@ -41,8 +41,13 @@ class TimingPriorityTest {
         final List<Integer> policies = new ArrayList<>();
         try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
             for (Path task : (Iterable<Path>) tasks::iterator) {
-                if (Files.readString(task.resolve("comm")).startsWith(prefix)) {
-                    policies.add(TimingPriority.policy(task.resolve("stat")));
+                // a thread listed a moment ago (a JIT compiler or GC worker, say) may have ended since
+                try {
+                    if (Files.readString(task.resolve("comm")).startsWith(prefix)) {
+                        policies.add(TimingPriority.policy(task.resolve("stat")));
+                    }
+                } catch (java.nio.file.NoSuchFileException ended) {
+                    continue;
                 }
             }
         }

@@ -1,0 +1,173 @@
+package dev.goodput.producer.client;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+
+/**
+ * HTTP/1.x response framing, fed bytes as they are read: the status line, the headers, then the
+ * body by content length, by chunked encoding, or until the connection closes. Body bytes are handed
+ * on as slices of the read buffer, never copied. One per connection; reset for each response.
+ */
+final class ResponseParser {
+
+    /** What a response is made of, as it is parsed. */
+    interface Listener {
+        void status(int code);
+
+        /** Body bytes (chunk framing removed), a slice of the read buffer valid during the call. */
+        void body(ByteBuffer slice);
+
+        /** The response ended; whether the connection may carry another request. */
+        void end(boolean keepAlive);
+    }
+
+    private static final int STATUS = 0;
+    private static final int HEADERS = 1;
+    private static final int BODY = 2;
+    // chunked body: size line, data, CRLF after data, trailers
+    private static final int SIZE = 0;
+    private static final int DATA = 1;
+    private static final int DATA_END = 2;
+    private static final int TRAILERS = 3;
+
+    private final StringBuilder line = new StringBuilder(128);
+    private int phase;
+    private boolean chunked;
+    /** -1: until the connection closes. */
+    private long contentLength;
+    private boolean keepAlive;
+    private int chunkPhase;
+    private long chunkRemaining;
+
+    ResponseParser() {
+        reset();
+    }
+
+    void reset() {
+        line.setLength(0);
+        phase = STATUS;
+        chunked = false;
+        contentLength = -1;
+        keepAlive = true;
+        chunkPhase = SIZE;
+        chunkRemaining = 0;
+    }
+
+    /** Whether the body runs until the connection closes, and has begun: a close then ends it well. */
+    boolean endsAtClose() {
+        return phase == BODY && !chunked && contentLength < 0;
+    }
+
+    /** Parses one step (a header byte, or a run of body bytes) from {@code in}, which has bytes. */
+    void step(ByteBuffer in, Listener l) throws IOException {
+        if (phase < BODY) {
+            headerByte(in.get(), l);
+        } else if (!chunked) {
+            int n = in.remaining();
+            if (contentLength >= 0) {
+                n = (int) Math.min(n, contentLength);
+                contentLength -= n;
+            }
+            deliver(in, n, l);
+            if (contentLength == 0) {
+                l.end(keepAlive);
+            }
+        } else {
+            chunkStep(in, l);
+        }
+    }
+
+    private void headerByte(byte b, Listener l) throws IOException {
+        if (b == '\r') {
+            return;
+        }
+        if (b != '\n') {
+            line.append((char) (b & 0xff));
+            return;
+        }
+        final String text = line.toString();
+        line.setLength(0);
+        if (phase == STATUS) {
+            final String[] parts = text.split(" ", 3);
+            if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
+                throw new IOException("not an HTTP/1.x response: " + text);
+            }
+            keepAlive = !parts[0].equals("HTTP/1.0");
+            l.status(Integer.parseInt(parts[1].trim()));
+            phase = HEADERS;
+        } else if (text.isEmpty()) {
+            phase = BODY;
+            if (!chunked && contentLength == 0) {
+                l.end(keepAlive);
+            }
+        } else {
+            final int colon = text.indexOf(':');
+            if (colon > 0) {
+                final String name = text.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+                final String value = text.substring(colon + 1).trim();
+                if (name.equals("transfer-encoding") && value.toLowerCase(Locale.ROOT).contains("chunked")) {
+                    chunked = true;
+                } else if (name.equals("content-length")) {
+                    contentLength = Long.parseLong(value);
+                } else if (name.equals("connection")) {
+                    keepAlive = !value.equalsIgnoreCase("close");
+                }
+            }
+        }
+    }
+
+    private void chunkStep(ByteBuffer in, Listener l) throws IOException {
+        switch (chunkPhase) {
+            case SIZE, TRAILERS -> {
+                final byte b = in.get();
+                if (b == '\r') {
+                    return;
+                }
+                if (b != '\n') {
+                    line.append((char) (b & 0xff));
+                    return;
+                }
+                final String text = line.toString();
+                line.setLength(0);
+                if (chunkPhase == TRAILERS) {
+                    if (text.isEmpty()) {
+                        l.end(keepAlive);
+                    }
+                    return;
+                }
+                final int semi = text.indexOf(';');
+                final long size = Long.parseLong((semi >= 0 ? text.substring(0, semi) : text).trim(), 16);
+                if (size == 0) {
+                    chunkPhase = TRAILERS;
+                } else {
+                    chunkRemaining = size;
+                    chunkPhase = DATA;
+                }
+            }
+            case DATA -> {
+                final int n = (int) Math.min(in.remaining(), chunkRemaining);
+                deliver(in, n, l);
+                chunkRemaining -= n;
+                if (chunkRemaining == 0) {
+                    chunkPhase = DATA_END;
+                }
+            }
+            default -> {
+                final byte b = in.get();
+                if (b == '\n') {
+                    chunkPhase = SIZE;
+                } else if (b != '\r') {
+                    throw new IOException("malformed chunked encoding");
+                }
+            }
+        }
+    }
+
+    private static void deliver(ByteBuffer in, int n, Listener l) {
+        final ByteBuffer slice = in.slice();
+        slice.limit(n);
+        in.position(in.position() + n);
+        l.body(slice);
+    }
+}
