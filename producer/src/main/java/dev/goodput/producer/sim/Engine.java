@@ -50,14 +50,14 @@ final class Engine {
         return stepEndNanos;
     }
 
-    void submit(SimServer.Conn conn, String id, long receivedUs, boolean chat, JsonNode request) {
+    void submit(SimConnection conn, String id, long receivedUs, boolean chat, JsonNode request) {
         if (random.nextDouble() < config.errorRate()) {
-            conn.respond(500, SimServer.json("{\"error\":{\"message\":\"simulated internal error\",\"type\":\"server_error\"}}"));
+            conn.respond(500, SimConnection.json("{\"error\":{\"message\":\"simulated internal error\",\"type\":\"server_error\"}}"));
             traces.accept(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, 500, "error"));
             return;
         }
         if (queue.size() >= config.queueLimit()) {
-            conn.respond(config.overloadStatus(), SimServer.json("{\"error\":{\"message\":\"the server is overloaded: "
+            conn.respond(config.overloadStatus(), SimConnection.json("{\"error\":{\"message\":\"the server is overloaded: "
                     + queue.size() + " requests waiting\",\"type\":\"overloaded\"}}"));
             traces.accept(new SimTrace(id, receivedUs, -1, -1, 0, 0, 0, 0, config.overloadStatus(), "overload"));
             return;
@@ -180,7 +180,7 @@ final class Engine {
 
     /** One request in the engine. */
     final class Sequence {
-        final SimServer.Conn conn;
+        final SimConnection conn;
         final String id;
         final long receivedUs;
         final boolean chat;
@@ -205,7 +205,7 @@ final class Engine {
         boolean finished;
         boolean cancelled;
 
-        Sequence(SimServer.Conn conn, String id, long receivedUs, boolean chat, JsonNode request) {
+        Sequence(SimConnection conn, String id, long receivedUs, boolean chat, JsonNode request) {
             this.conn = conn;
             this.id = id;
             this.receivedUs = receivedUs;
