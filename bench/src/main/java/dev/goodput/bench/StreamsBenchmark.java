@@ -2,18 +2,14 @@ package dev.goodput.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 
 import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestEvent;
@@ -26,25 +22,15 @@ import dev.goodput.kafka.EmbeddedKafkaMain;
 import dev.goodput.metrics.Micros;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
-import dev.goodput.serde.AvroDeserializer;
-import dev.goodput.serde.AvroSerializer;
 import dev.goodput.topics.Topics;
 import org.HdrHistogram.Histogram;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Measures the streams-app against a broker in a child JVM, with the app itself in another child
@@ -103,10 +89,10 @@ final class StreamsBenchmark {
         final long tokenEvents = (long) requests * chunks;
         out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events%n", requests, chunks, tokenEvents);
         out.printf(Locale.ROOT, "rates: whole run (from the first records or commit) and warm (the part after the first %.0f%%,"
-                + " once the JIT has compiled the hot paths; a second pass for the raw consumer)%n", 100 * WARMUP_FRACTION);
+                + " once the JIT has compiled the hot paths; a second pass for the raw consumer)%n", 100 * BenchIo.WARMUP_FRACTION);
         // raw consumer, same topic, two passes in one JVM: the first warms the JIT, the second is the warm rate
-        final double[] cold = consumeAll(bootstrap, tokens, tokenEvents);
-        final double[] warm = consumeAll(bootstrap, tokens, tokenEvents);
+        final double[] cold = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
+        final double[] warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final double rawRate = warm[1];
         out.printf(Locale.ROOT, "raw consumer:  %,d token events; whole run (first pass) %,.0f records/s; warm (second pass)"
                 + " %,.0f records/s%n", (long) warm[0], cold[1], rawRate);
@@ -118,7 +104,7 @@ final class StreamsBenchmark {
         final ChildJvm noop = ChildJvm.start(List.of("-Xmx512m", "-Xms512m"), NoopStreamsMain.class.getName(), "noop-streams ",
                 bootstrap, "bench-noop", tokens, reqs);
         try {
-            final Progress run = awaitCaughtUp(bootstrap, "bench-noop", List.of(tokens, reqs), Duration.ofMinutes(20));
+            final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, "bench-noop", List.of(tokens, reqs), Duration.ofMinutes(20));
             out.printf(Locale.ROOT, "baseline:      Kafka Streams, same settings, a processor that does nothing: whole run %,.0f"
                     + " records/s; warm %,.0f records/s, %.1f%% of the raw consumer's warm rate%n", run.wholeRate(),
                     run.warmRate(), 100 * run.warmRate() / rawRate);
@@ -132,7 +118,7 @@ final class StreamsBenchmark {
         final String group = "bench-" + tag;
         final ChildJvm app = startApp(bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
         try {
-            final Progress run = awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20));
+            final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20));
             // its rate counts records of both topics; token events are this share of them
             final double tokenShare = (double) tokenEvents / produced;
             out.printf(Locale.ROOT, "%s %,d token events (+%,d request events)%s; whole run %,.0f token records/s"
@@ -143,7 +129,7 @@ final class StreamsBenchmark {
                     run.warmRecords(), run.warmSeconds(), 100 * run.warmRate() * tokenShare / rawRate);
             // a rate means nothing if the results are not all there: one verdict per request, committed
             final long requestEvents = produced - tokenEvents;
-            final long verdicts = countCommitted(bootstrap, tag + ".verdicts", requestEvents);
+            final long verdicts = BenchIo.countCommitted(bootstrap, tag + ".verdicts", requestEvents);
             out.printf(Locale.ROOT, "%s %,d verdicts committed for %,d requests%n", " ".repeat(label.length()),
                     verdicts, requestEvents);
             if (verdicts != requestEvents) {
@@ -153,29 +139,6 @@ final class StreamsBenchmark {
         } finally {
             app.close();
         }
-    }
-
-    /** Records a read_committed consumer sees on {@code topic}, reading until {@code expected} or 5 s of nothing. */
-    private static long countCommitted(String bootstrap, String topic, long expected) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "count-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
-        long n = 0;
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            c.subscribe(List.of(topic));
-            long idleSince = System.nanoTime();
-            while (n < expected && System.nanoTime() - idleSince < TimeUnit.SECONDS.toNanos(5)) {
-                final int got = c.poll(Duration.ofMillis(200)).count();
-                if (got > 0) {
-                    n += got;
-                    idleSince = System.nanoTime();
-                }
-            }
-        }
-        return n;
     }
 
     private void heap(String bootstrap, String registryUrl, SchemaRegistryClient client) throws Exception {
@@ -189,12 +152,12 @@ final class StreamsBenchmark {
         final ChildJvm app = startApp(bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
         try {
             final long s0 = System.nanoTime();
-            awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40));
+            BenchIo.awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40));
             final double s = (System.nanoTime() - s0) / 1e9;
             // the class histogram runs a full GC first: its total is the live heap
-            final String[] histogram = jcmd(app.pid(), "GC.class_histogram").split("\n");
+            final String[] histogram = BenchIo.jcmd(app.pid(), "GC.class_histogram").split("\n");
             out.printf(Locale.ROOT, "heap: %,d requests processed in %.1f s with -Xmx512m (%,.0f records/s), no OutOfMemoryError;"
-                    + " live heap after a full GC: %s%n", heapRequests, s, 3.0 * heapRequests / s, liveHeap(histogram));
+                    + " live heap after a full GC: %s%n", heapRequests, s, 3.0 * heapRequests / s, BenchIo.liveHeap(histogram));
         } finally {
             app.close();
         }
@@ -207,7 +170,7 @@ final class StreamsBenchmark {
         createTopics(bootstrap, tokens, reqs, 2);
         final ChildJvm app = startApp(bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
         final List<Long> delays = new ArrayList<>();
-        try (KafkaConsumer<String, WindowStats> c = reader(bootstrap, client, stats)) {
+        try (KafkaConsumer<String, WindowStats> c = BenchIo.reader(bootstrap, client, stats)) {
             Thread.sleep(3000);
             final Thread producer = new Thread(() -> produceLive(bootstrap, client, tokens, reqs), "live-producer");
             producer.start();
@@ -262,7 +225,7 @@ final class StreamsBenchmark {
     private long produce(String bootstrap, SchemaRegistryClient client, String tokens, String reqs, long t0, int n,
                          int perRequest, double rps) {
         long count = 0;
-        try (KafkaProducer<String, SpecificRecord> p = producer(bootstrap, client)) {
+        try (KafkaProducer<String, SpecificRecord> p = BenchIo.producer(bootstrap, client)) {
             for (int i = 0; i < n; i++) {
                 count += send(p, tokens, reqs, "r" + i, "bench-scenario-" + (i % 4), t0 + (long) (i * 1e6 / rps), perRequest);
             }
@@ -272,7 +235,7 @@ final class StreamsBenchmark {
     }
 
     private void produceLive(String bootstrap, SchemaRegistryClient client, String tokens, String reqs) {
-        try (KafkaProducer<String, SpecificRecord> p = producer(bootstrap, client)) {
+        try (KafkaProducer<String, SpecificRecord> p = BenchIo.producer(bootstrap, client)) {
             final long end = System.nanoTime() + (long) (liveSeconds * 1e9);
             int i = 0;
             while (System.nanoTime() < end) {
@@ -305,144 +268,6 @@ final class StreamsBenchmark {
                 .setStatus(RequestStatus.OK).setHttpStatus(200).setQualityScore(1.0).setQualityPass(true).setWarmup(false)
                 .build()));
         return perRequest + 1;
-    }
-
-    private static KafkaProducer<String, SpecificRecord> producer(String bootstrap, SchemaRegistryClient client) {
-        final Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ProducerConfig.ACKS_CONFIG, "1");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "10");
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "524288");
-        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
-        p.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Long.toString(256L << 20));
-        return new KafkaProducer<>(p, new StringSerializer(), new AvroSerializer<>(client, false));
-    }
-
-    /**
-     * Reads the topic from its start to {@code expected} records with a new consumer; returns the
-     * records and the rate from the first non-empty poll to the last record (the first poll's
-     * records are not counted in the rate).
-     */
-    private static double[] consumeAll(String bootstrap, String topic, long expected) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "raw-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "10000");
-        long n = 0;
-        long first = 0;
-        long firstAt = 0;
-        long lastAt = 0;
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            c.subscribe(List.of(topic));
-            final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-            while (n < expected && System.nanoTime() < deadline) {
-                final int got = c.poll(Duration.ofMillis(100)).count();
-                if (got > 0 && firstAt == 0) {
-                    firstAt = System.nanoTime();
-                    first = got;
-                }
-                n += got;
-                lastAt = System.nanoTime();
-            }
-        }
-        return new double[] {n, (n - first) / ((lastAt - firstAt) / 1e9)};
-    }
-
-    /** The share of a consumer group's input counted as warm-up: the warm rate is over the rest. */
-    static final double WARMUP_FRACTION = 0.4;
-
-    /** A group's progress to the end of its input: over the whole run and over its warm part. */
-    record Progress(double wholeRecords, double wholeSeconds, double warmRecords, double warmSeconds) {
-        double wholeRate() {
-            return wholeRecords / wholeSeconds;
-        }
-
-        double warmRate() {
-            return warmRecords / warmSeconds;
-        }
-    }
-
-    /**
-     * Waits until the group's committed offsets reach the end of every input partition; measures
-     * from its first progress commit to the end, and from the first commit past the warm-up share.
-     */
-    private static Progress awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout)
-            throws Exception {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
-            final Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
-            for (var d : admin.describeTopics(topics).allTopicNames().get().values()) {
-                d.partitions().forEach(pi -> ends.put(new TopicPartition(d.name(), pi.partition()), OffsetSpec.latest()));
-            }
-            final var endOffsets = admin.listOffsets(ends).all().get();
-            final long total = endOffsets.values().stream().mapToLong(x -> x.offset()).sum();
-            final long deadline = System.nanoTime() + timeout.toNanos();
-            long firstDone = -1;
-            long firstAt = 0;
-            long warmDone = -1;
-            long warmAt = 0;
-            while (System.nanoTime() < deadline) {
-                final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                        .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-                final long now = System.nanoTime();
-                boolean caughtUp = true;
-                long done = 0;
-                for (var e : endOffsets.entrySet()) {
-                    final OffsetAndMetadata c = committed.get(e.getKey());
-                    done += c == null ? 0 : Math.min(c.offset(), e.getValue().offset());
-                    // transaction markers take offsets too: within 2 of the end is the end
-                    if (c == null || c.offset() < e.getValue().offset() - 2) {
-                        caughtUp = false;
-                    }
-                }
-                if (done > 0 && firstDone < 0) {
-                    firstDone = done;
-                    firstAt = now;
-                }
-                if (done >= WARMUP_FRACTION * total && warmDone < 0) {
-                    warmDone = done;
-                    warmAt = now;
-                }
-                if (caughtUp) {
-                    return new Progress(total - firstDone, (now - firstAt) / 1e9, total - warmDone, (now - warmAt) / 1e9);
-                }
-                Thread.sleep(20);
-            }
-            throw new IllegalStateException(group + " did not catch up within " + timeout);
-        }
-    }
-
-    private static KafkaConsumer<String, WindowStats> reader(String bootstrap, SchemaRegistryClient client, String topic) {
-        final Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, "delay-" + System.nanoTime());
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        final KafkaConsumer<String, WindowStats> c = new KafkaConsumer<>(p, new StringDeserializer(),
-                new AvroDeserializer<>(client, WindowStats.class));
-        c.subscribe(List.of(topic));
-        return c;
-    }
-
-    private static String jcmd(long pid, String command) throws IOException, InterruptedException {
-        final Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
-        new ProcessBuilder(jcmd.toString(), Long.toString(pid), "GC.run").redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
-        final Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), command).redirectErrorStream(true).start();
-        // (GC.run first, so figures that do not collect by themselves see a collected heap too)
-        final String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor();
-        return text;
-    }
-
-    private static String liveHeap(String[] histogram) {
-        for (String line : histogram) {
-            if (line.strip().startsWith("Total")) {
-                final String[] f = line.strip().split("\\s+");
-                return String.format(Locale.ROOT, "%.1f MB in %s objects", Long.parseLong(f[2]) / 1e6, f[1]);
-            }
-        }
-        return "unknown";
     }
 
     private static long windowAligned(Instant i) {
