@@ -1,13 +1,8 @@
 package dev.goodput.runner;
 
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
-import dev.goodput.kafka.EmbeddedKafka;
-import dev.goodput.topics.Topics;
-import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -39,27 +34,7 @@ final class BrokerCommand implements Callable<Integer> {
             throw new StartupException("--port " + port + " and --controller-port " + controllerPort
                     + ": two different ports from 1 to 65535 (0: any free port)", Main.EXIT_REFUSED, null);
         }
-        final EmbeddedKafka kafka;
-        try {
-            kafka = EmbeddedKafka.startPersistent(dataDir.resolve("kafka"), port, controllerPort, Map.of());
-        } catch (RuntimeException e) {
-            throw new StartupException("cannot start the broker on 127.0.0.1:" + port + " (data " + dataDir + "): "
-                    + LocalCluster.rootMessage(e), Main.EXIT_FAILED, e);
-        }
-        final CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            kafka.close();
-            stopped.countDown();
-        }, "goodput-broker-shutdown"));
-        if (createTopics) {
-            try (Admin admin = kafka.admin()) {
-                Topics.createMissing(admin, Topics.ALL, (short) 1);
-            }
-        }
-        System.out.println("broker ready at " + kafka.bootstrapServers() + " (controller port " + kafka.controllerPort() + ") in " + kafka.lastStartTime().toMillis()
-                + " ms (data " + dataDir + ", kept); Ctrl-C to stop");
-        System.out.flush();
-        stopped.await();
-        return 0;
+        StartupException.requireLocalBroker("goodput broker");
+        return LocalBroker.serve(dataDir, port, controllerPort, createTopics);
     }
 }

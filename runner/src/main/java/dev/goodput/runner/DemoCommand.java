@@ -137,6 +137,9 @@ final class DemoCommand implements Callable<Integer> {
         final CountDownLatch stop = new CountDownLatch(1);
         final CountDownLatch finished = new CountDownLatch(1);
         final AtomicReference<String> failedPart = this.failedPart;
+        if (!connection.namesCluster()) {
+            StartupException.requireLocalBroker("goodput demo");
+        }
         // Ctrl-C: ask the run to stop, then hold the JVM open while it closes cleanly and writes its report
         final Thread hook = new Thread(() -> {
             stop.countDown();

@@ -40,7 +40,7 @@ final class LocalCluster implements AutoCloseable {
             kafka = EmbeddedKafka.startPersistent(dataDir.resolve("kafka"), kafkaPort, Map.of());
         } catch (RuntimeException e) {
             throw new StartupException("cannot start the local Kafka broker (data " + dataDir + ", port "
-                    + (kafkaPort == 0 ? "any" : kafkaPort) + "): " + rootMessage(e)
+                    + (kafkaPort == 0 ? "any" : kafkaPort) + "): " + StartupException.rootMessage(e)
                     + " (try --fresh to start from an empty data folder)", Main.EXIT_FAILED, e);
         }
         try {
@@ -54,7 +54,7 @@ final class LocalCluster implements AutoCloseable {
         } catch (RuntimeException e) {
             kafka.close();
             throw new StartupException("cannot start the local schema registry on port " + registryPort + ": "
-                    + rootMessage(e), Main.EXIT_FAILED, e);
+                    + StartupException.rootMessage(e), Main.EXIT_FAILED, e);
         }
     }
 
@@ -91,11 +91,4 @@ final class LocalCluster implements AutoCloseable {
         }
     }
 
-    static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-    }
 }

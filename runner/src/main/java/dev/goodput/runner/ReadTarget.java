@@ -28,6 +28,7 @@ final class ReadTarget implements AutoCloseable {
     /** Opens the data folder when one is given, else uses the connection (with an optional client properties file). */
     static ReadTarget open(Path dataDir, Connection connection, Path clientConfig) {
         if (dataDir != null) {
+            StartupException.requireLocalBroker("--data-dir");
             final LocalCluster local = LocalCluster.start(dataDir, false, 0, 0, Topics.ALL);
             return new ReadTarget(local, Connection.kafka(clientConfig, local.bootstrapServers()),
                     Connection.registry(local.registryUrl()), "--data-dir " + dataDir);

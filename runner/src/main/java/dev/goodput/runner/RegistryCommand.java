@@ -39,7 +39,7 @@ final class RegistryCommand implements Callable<Integer> {
             registry = InProcessSchemaRegistry.onKafka(client, schemasTopic, port);
         } catch (RuntimeException e) {
             throw new StartupException("cannot start the schema registry on port " + port + ": "
-                    + LocalCluster.rootMessage(e), Main.EXIT_FAILED, e);
+                    + StartupException.rootMessage(e), Main.EXIT_FAILED, e);
         }
         final CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
