@@ -1,4 +1,4 @@
-# The goodput image: every command of the goodput CLI (produce, simulate, streams, sink, prices, replay, report, compare).
+# The goodput image: the goodput command line against a Kafka cluster (produce, simulate, streams, sink, prices, replay, report, compare); the local broker, the demo and the benchmarks run from a clone with ./goodput instead.
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY . .
