@@ -78,16 +78,25 @@ final class ResponseParser {
         }
     }
 
-    private void headerByte(byte b, Listener l) throws IOException {
+    /** Takes a byte of a CRLF-ended line; returns the line once it ends, else null. */
+    private String lineEnd(byte b) {
         if (b == '\r') {
-            return;
+            return null;
         }
         if (b != '\n') {
             line.append((char) (b & 0xff));
-            return;
+            return null;
         }
         final String text = line.toString();
         line.setLength(0);
+        return text;
+    }
+
+    private void headerByte(byte b, Listener l) throws IOException {
+        final String text = lineEnd(b);
+        if (text == null) {
+            return;
+        }
         if (phase == STATUS) {
             final String[] parts = text.split(" ", 3);
             if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
@@ -120,16 +129,10 @@ final class ResponseParser {
     private void chunkStep(ByteBuffer in, Listener l) throws IOException {
         switch (chunkPhase) {
             case SIZE, TRAILERS -> {
-                final byte b = in.get();
-                if (b == '\r') {
+                final String text = lineEnd(in.get());
+                if (text == null) {
                     return;
                 }
-                if (b != '\n') {
-                    line.append((char) (b & 0xff));
-                    return;
-                }
-                final String text = line.toString();
-                line.setLength(0);
                 if (chunkPhase == TRAILERS) {
                     if (text.isEmpty()) {
                         l.end(keepAlive);
