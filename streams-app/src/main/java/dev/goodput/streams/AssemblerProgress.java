@@ -15,6 +15,7 @@ final class AssemblerProgress {
     private final long[] clocks;
     private final LogClock clock;
     private long lastWatermark = Long.MIN_VALUE;
+    private boolean clocksMoved;
 
     AssemblerProgress(ObjectStore<long[]> store, long windowUs, long graceUs) {
         this.store = store;
@@ -45,9 +46,20 @@ final class AssemblerProgress {
     private long kept(int topic, long us) {
         if (us != clocks[topic]) {
             clocks[topic] = us;
-            store.put(LOG_CLOCKS, clocks);
+            clocksMoved = true;
         }
         return us;
+    }
+
+    /**
+     * Marks the clocks for the next commit's write-back if they moved: once per record handed over
+     * (a frame holds up to 64 events), since the store writes back only at commits, between records.
+     */
+    void save() {
+        if (clocksMoved) {
+            store.put(LOG_CLOCKS, clocks);
+            clocksMoved = false;
+        }
     }
 
     long lastWatermark() {

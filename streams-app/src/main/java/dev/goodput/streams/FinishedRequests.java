@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 import dev.goodput.streams.fast.ByteSink;
 import dev.goodput.streams.fast.ObjectStore;
@@ -44,11 +44,16 @@ final class FinishedRequests {
 
     private final ObjectStore<List<String>> buckets;
     private final Set<String> ids = new HashSet<>();
+    /** The buckets kept, in time order: expiry looks only at the oldest (it runs every 100 ms of event time). */
+    private final TreeSet<Long> order = new TreeSet<>();
 
     /** Over a loaded store: the ids of every kept bucket are known at once. */
     FinishedRequests(ObjectStore<List<String>> buckets) {
         this.buckets = buckets;
-        buckets.entries().values().forEach(ids::addAll);
+        buckets.entries().forEach((key, bucket) -> {
+            ids.addAll(bucket);
+            order.add(Long.parseLong(key));
+        });
     }
 
     boolean contains(String id) {
@@ -56,12 +61,14 @@ final class FinishedRequests {
     }
 
     void add(String id, long completionUs) {
-        final String key = Long.toString(Math.floorDiv(completionUs, BUCKET_US));
+        final long index = Math.floorDiv(completionUs, BUCKET_US);
+        final String key = Long.toString(index);
         final List<String> bucket = buckets.get(key);
         if (bucket == null) {
             final List<String> fresh = new ArrayList<>();
             fresh.add(id);
             buckets.put(key, fresh);
+            order.add(index);
         } else {
             bucket.add(id);
             buckets.touch(key);
@@ -71,13 +78,8 @@ final class FinishedRequests {
 
     /** Drops the buckets that end at or before {@code beforeUs}. */
     void expire(long beforeUs) {
-        final List<String> done = new ArrayList<>();
-        for (Map.Entry<String, List<String>> e : buckets.entries().entrySet()) {
-            if ((Long.parseLong(e.getKey()) + 1) * BUCKET_US <= beforeUs) {
-                done.add(e.getKey());
-            }
-        }
-        for (String key : done) {
+        while (!order.isEmpty() && (order.first() + 1) * BUCKET_US <= beforeUs) {
+            final String key = Long.toString(order.pollFirst());
             buckets.get(key).forEach(ids::remove);
             buckets.remove(key);
         }

@@ -131,6 +131,14 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     @Override
     public void process(Record<String, byte[]> record) {
+        try {
+            handle(record);
+        } finally {
+            progress.save();
+        }
+    }
+
+    private void handle(Record<String, byte[]> record) {
         final String topic = context.recordMetadata().get().topic();
         if (!TokenBatch.isBatch(record.headers())) {
             // every record's place in the log moves its topic's clock, whatever else becomes of it
