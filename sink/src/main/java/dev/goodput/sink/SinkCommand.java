@@ -188,7 +188,6 @@ public final class SinkCommand implements Callable<Integer> {
                 : Topics.VERDICTS.name();
     }
 
-    /** Each price version keyed by its price key, with its effective date as the record time. */
     /**
      * A price version's key on the compacted gpu.prices topic: the price key and the version's
      * start, so that compaction keeps every version, not just the latest.
@@ -197,6 +196,7 @@ public final class SinkCommand implements Callable<Integer> {
         return p.getPriceKey() + "@" + p.getEffectiveFromUs();
     }
 
+    /** Each price version keyed by {@link #versionKey}, with its effective date as the record time. */
     static void publish(Properties client, SchemaRegistryClient registry, String topic, List<GpuPrice> prices) {
         if (prices.isEmpty()) {
             return;

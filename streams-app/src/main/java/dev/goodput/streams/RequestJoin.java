@@ -47,9 +47,9 @@ final class RequestJoin {
 
     /**
      * One token event, however it was read: checked at the door, then against its request (late,
-     * refused with a late request, duplicate, contract), then joined to it in chunk order.
+     * refused with a late request, duplicate, contract), then joined to it in chunk order. The
+     * event is the one {@code token} holds; {@code logUs} is its log time.
      */
-    /** The token event {@code token} holds, at its log time. */
     void token(long logUs) {
         if (token.skipped()) {
             return;
