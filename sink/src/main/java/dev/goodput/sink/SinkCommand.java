@@ -2,6 +2,7 @@ package dev.goodput.sink;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -12,6 +13,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
+import dev.goodput.config.Settings;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.failure.ConnectionWatch;
@@ -86,16 +88,24 @@ public final class SinkCommand implements Callable<Integer> {
     @Option(names = "--files", description = "Also append final windows and cost records to JSON-lines and CSV files in this folder.")
     Path filesDir;
 
-    @Option(names = "--rolling", split = ",", defaultValue = "1m,15m,1h", description = "Rolling cost spans (default: ${DEFAULT-VALUE}).")
-    List<String> rolling;
+    @Option(names = "--settings", description = "Goodput settings file (.properties; keys: rolling, topic.<name>)."
+            + " GOODPUT_<KEY> variables override it (GOODPUT_ROLLING=5m,1h), flags override both.")
+    Path settingsFile;
+
+    @Option(names = "--rolling", description = "Rolling cost spans (default: " + SinkConfig.DEFAULT_ROLLING + ").")
+    String rolling;
+
+    @Option(names = "--topic", description = "Topic name override, NAME=TOPIC for prices, window-stats, cost, dlq (repeatable).")
+    Map<String, String> topics = new LinkedHashMap<>();
 
     @Override
     public Integer call() throws InterruptedException {
-        final List<Duration> spans;
         final Duration stale;
+        final Map<String, Settings.Value> merged;
         try {
-            spans = rolling.stream().map(r -> Durations.positive(r, "--rolling")).toList();
             stale = Durations.positive(staleAfter, "--metrics-stale-after");
+            merged = merged(System.getenv());
+            SinkConfig.apply(SinkConfig.defaults(Map.of()), merged); // refused at start, before any connection
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -104,10 +114,7 @@ public final class SinkCommand implements Callable<Integer> {
         final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
         final Properties client = connection.kafka(streamsConfig);
         final SchemaRegistryClient registry = connection.registry();
-        final SinkConfig defaults = SinkConfig.defaults(peaks);
-        final SinkConfig config = new SinkConfig(defaults.pricesTopic(), defaults.windowStatsTopic(), defaults.costTopic(),
-                defaults.dlqTopic(), spans,
-                peaks);
+        final SinkConfig config = SinkConfig.apply(SinkConfig.defaults(peaks), merged);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded,
                 otlpEndpoint, stale, Stream.concat(lagGroups.stream(), Stream.of(applicationId))
                         .distinct().toList());
@@ -179,6 +186,19 @@ public final class SinkCommand implements Callable<Integer> {
         final MetricsExporter metrics = new MetricsExporter(client, registry, config.windowStatsTopic(), config.costTopic(),
                 verdictTopic(config.windowStatsTopic()), contracts, applicationId, metricsHost, metricsPort, otlp, staleAfter, lagGroups);
         return new Running(streams, failures, metrics);
+    }
+
+    /** The sink's settings: a settings file, then GOODPUT_<KEY> variables, then flags. */
+    Map<String, Settings.Value> merged(Map<String, String> env) {
+        final Map<String, Settings.Value> flags = new LinkedHashMap<>();
+        flags.put("rolling", new Settings.Value(rolling, "--rolling"));
+        topics.forEach((name, topic) -> {
+            if (!SinkConfig.KEYS.contains("topic." + name)) {
+                throw new IllegalArgumentException("--topic " + name + "=...: unknown topic (use prices, window-stats, cost, dlq)");
+            }
+            flags.put("topic." + name, new Settings.Value(topic, "--topic " + name + "=" + topic));
+        });
+        return Settings.merge(settingsFile, env, flags, SinkConfig.KEYS);
     }
 
     /** The verdicts topic beside a window-stats topic: a replay's carry the same suffix ({@code .<replay id>}). */
