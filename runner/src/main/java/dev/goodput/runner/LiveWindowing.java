@@ -2,6 +2,7 @@ package dev.goodput.runner;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 
 import dev.goodput.avro.WindowStats;
@@ -35,6 +36,7 @@ record LiveWindowing(Duration window, Duration grace) {
             }
             c.assign(parts);
             c.seekToBeginning(parts);
+            final Map<TopicPartition, Long> ends = c.endOffsets(parts);
             final long deadline = System.nanoTime() + LOOK_FOR.toNanos();
             while (System.nanoTime() < deadline) {
                 for (var r : c.poll(Duration.ofMillis(200))) {
@@ -42,7 +44,7 @@ record LiveWindowing(Duration window, Duration grace) {
                         return of(r.value());
                     }
                 }
-                if (parts.stream().allMatch(tp -> c.position(tp) >= c.endOffsets(List.of(tp)).get(tp))) {
+                if (parts.stream().allMatch(tp -> c.position(tp) >= ends.get(tp))) {
                     return null;
                 }
             }

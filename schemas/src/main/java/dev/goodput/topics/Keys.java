@@ -21,6 +21,12 @@ public final class Keys {
 
     /** One window of a scenario, by its start in microseconds. */
     public record Window(String contractId, String scenarioId, long startUs) {
+        public Window {
+            if (contractId == null || scenarioId == null) {
+                throw new IllegalArgumentException("a window needs a contract and a scenario");
+            }
+        }
+
         public Scenario scenario() {
             return new Scenario(contractId, scenarioId);
         }

@@ -7,7 +7,7 @@ import java.util.function.Consumer;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.streams.fast.ObjectStore;
-import dev.goodput.streams.time.WindowKey;
+import dev.goodput.topics.Keys;
 
 /**
  * One partition's partial aggregates, by window: what its finished requests and refused records
@@ -40,7 +40,7 @@ final class PartialAggregates {
      */
     void add(Sample.Request r) {
         final long start = Definitions.windowStart(r.completionUs(), windowUs);
-        final WindowAgg agg = of(new WindowKey(r.contractId(), r.scenarioId(), start));
+        final WindowAgg agg = of(new Keys.Window(r.contractId(), r.scenarioId(), start));
         agg.addRequest(r);
         if (r.status() != RequestStatus.OK.ordinal()) {
             return;
@@ -50,7 +50,7 @@ final class PartialAggregates {
             if (gapStart == start) {
                 agg.addGap(r.gapsUs()[i]);
             } else {
-                of(new WindowKey(r.contractId(), r.scenarioId(), gapStart)).addGap(r.gapsUs()[i]);
+                of(new Keys.Window(r.contractId(), r.scenarioId(), gapStart)).addGap(r.gapsUs()[i]);
             }
         }
     }
@@ -60,15 +60,15 @@ final class PartialAggregates {
      * while they were open. That window is open, since no watermark passes the clock of the record's own topic.
      */
     void refused(String contractId, String scenarioId, long logUs, String reason) {
-        final WindowAgg a = of(new WindowKey(contractId, scenarioId, Definitions.windowStart(logUs, windowUs)));
+        final WindowAgg a = of(new Keys.Window(contractId, scenarioId, Definitions.windowStart(logUs, windowUs)));
         a.refused.merge(reason, 1L, Long::sum);
         if ("late".equals(reason)) {
             a.lateEvents++;
         }
     }
 
-    private WindowAgg of(WindowKey k) {
-        final String key = k.storeKey();
+    private WindowAgg of(Keys.Window k) {
+        final String key = k.text();
         WindowAgg a = store.get(key);
         if (a == null) {
             a = WindowAgg.partial(k.contractId(), k.scenarioId(), k.startUs());

@@ -15,8 +15,8 @@ import dev.goodput.streams.fast.FastTokenReader;
 import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.fast.TokenBatch;
 import dev.goodput.streams.time.LogClock;
-import dev.goodput.streams.time.WindowKey;
 import dev.goodput.topics.Control;
+import dev.goodput.topics.Keys;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -261,7 +261,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     static String mergeKey(String contractId, String scenarioId) {
-        return new WindowKey(contractId, scenarioId, 0).scenarioKey();
+        return new Keys.Scenario(contractId, scenarioId).text();
     }
 
     /**

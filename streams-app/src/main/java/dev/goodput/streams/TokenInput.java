@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.goodput.avro.TokenEvent;
+import dev.goodput.metrics.Micros;
 import dev.goodput.streams.fast.FastTokenReader;
 import dev.goodput.streams.fast.TokenBatch;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -72,11 +73,6 @@ final class TokenInput {
         decoded = t;
     }
 
-    /** The deserializer and topic, for the full decoding. */
-    TokenEvent decode(byte[] value) {
-        return tokens.deserialize(topic, value);
-    }
-
     String requestId() {
         return key;
     }
@@ -98,7 +94,7 @@ final class TokenInput {
     }
 
     long arrivalUs() {
-        return inPlace ? fast.arrivalUs : dev.goodput.metrics.Micros.of(decoded.getArrivalTimeUs());
+        return inPlace ? fast.arrivalUs : Micros.of(decoded.getArrivalTimeUs());
     }
 
     /** The event's contract id when it is one this app was started with, else null. */
@@ -127,7 +123,7 @@ final class TokenInput {
     /** The scenario id (decoded in full on the fast path: needed once per request). */
     String scenarioId() {
         if (decoded == null) {
-            decoded = decode(record().value());
+            decoded = tokens.deserialize(topic, record().value());
         }
         return decoded.getScenarioId();
     }

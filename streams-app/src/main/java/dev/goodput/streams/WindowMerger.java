@@ -11,7 +11,7 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.time.WindowCloser;
-import dev.goodput.streams.time.WindowKey;
+import dev.goodput.topics.Keys;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -92,7 +92,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
 
     /** The open aggregate for a window, created on first use; null when that window has already closed. */
     private WindowAgg windowFor(String contractId, String scenarioId, long startUs) {
-        final String key = new WindowKey(contractId, scenarioId, startUs).storeKey();
+        final String key = new Keys.Window(contractId, scenarioId, startUs).text();
         WindowAgg a = windows.get(key);
         if (a == null) {
             if (closer.closed(startUs)) {
@@ -157,7 +157,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
             }
             return false;
         }
-        final String key = new WindowKey(a.contractId, a.scenarioId, a.startUs).storeKey();
+        final String key = new Keys.Window(a.contractId, a.scenarioId, a.startUs).text();
         context.forward(new Record<>(key, a.toAvro(c, config.windowUs(), config.graceUs(), isFinal),
                 (a.startUs + config.windowUs()) / 1_000 - 1));
         return true;
