@@ -32,7 +32,8 @@ public final class CoalescingClientSupplier implements KafkaClientSupplier {
 
     @Override
     public Consumer<byte[], byte[]> getConsumer(Map<String, Object> config) {
-        return new CoalescingConsumer(bytes(config), tokensTopic);
+        final TokenBuffers buffers = new TokenBuffers(tokensTopic);
+        return new CoalescingConsumer(new KafkaConsumer<>(config, buffers, buffers), tokensTopic);
     }
 
     @Override

@@ -35,45 +35,60 @@ public final class TokenBatch {
         return headers.lastHeader(HEADER) != null;
     }
 
-    /** Encodes {@code records} (one partition, in offset order, at least one, within 2^31 offsets of the first). */
-    public static byte[] encode(List<ConsumerRecord<byte[], byte[]>> records) {
+    /**
+     * Encodes {@code records} (one partition, in offset order, at least one, within 2^31 offsets of
+     * the first), whose keys and values are each a {@code byte[]}, a {@link ByteBuffer} (read from
+     * its position to its limit, not moved) or null.
+     */
+    public static byte[] encode(List<? extends ConsumerRecord<?, ?>> records) {
         final int n = records.size();
         int size = 4;
         for (int i = 0; i < n; i++) {
-            final ConsumerRecord<byte[], byte[]> r = records.get(i);
-            size += EVENT_HEADER + length(r.key()) + length(r.value());
+            final ConsumerRecord<?, ?> r = records.get(i);
+            size += EVENT_HEADER + Math.max(length(r.key()), 0) + Math.max(length(r.value()), 0);
         }
         final byte[] out = new byte[size];
         final long offset0 = records.get(0).offset();
         INT.set(out, 0, n);
         int pos = 4;
         for (int i = 0; i < n; i++) {
-            final ConsumerRecord<byte[], byte[]> r = records.get(i);
-            final byte[] k = r.key();
-            final byte[] v = r.value();
+            final ConsumerRecord<?, ?> r = records.get(i);
             INT.set(out, pos, Math.toIntExact(r.offset() - offset0));
             LONG.set(out, pos + 4, r.timestamp());
-            INT.set(out, pos + 12, k == null ? -1 : k.length);
-            INT.set(out, pos + 16, v == null ? -1 : v.length);
+            INT.set(out, pos + 12, length(r.key()));
+            INT.set(out, pos + 16, length(r.value()));
             pos += EVENT_HEADER;
-            if (k != null) {
-                System.arraycopy(k, 0, out, pos, k.length);
-                pos += k.length;
-            }
-            if (v != null) {
-                System.arraycopy(v, 0, out, pos, v.length);
-                pos += v.length;
-            }
+            pos = copy(r.key(), out, pos);
+            pos = copy(r.value(), out, pos);
         }
         return out;
     }
 
+    /** The byte length of a key or value, -1 for null. */
+    private static int length(Object bytes) {
+        if (bytes == null) {
+            return -1;
+        }
+        return bytes instanceof byte[] ? ((byte[]) bytes).length : ((ByteBuffer) bytes).remaining();
+    }
+
+    private static int copy(Object bytes, byte[] out, int pos) {
+        if (bytes == null) {
+            return pos;
+        }
+        if (bytes instanceof byte[]) {
+            final byte[] b = (byte[]) bytes;
+            System.arraycopy(b, 0, out, pos, b.length);
+            return pos + b.length;
+        }
+        final ByteBuffer b = (ByteBuffer) bytes;
+        final int n = b.remaining();
+        b.get(b.position(), out, pos, n);
+        return pos + n;
+    }
+
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-
-    private static int length(byte[] b) {
-        return b == null ? 0 : b.length;
-    }
 
     /**
      * Iterates the events of a batch whose first event has {@code offset0}. An event's value is

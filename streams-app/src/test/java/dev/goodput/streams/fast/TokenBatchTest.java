@@ -3,6 +3,7 @@ package dev.goodput.streams.fast;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -35,6 +36,35 @@ class TokenBatchTest {
             assertThat(r.value()).isEqualTo(e.value());
         }
         assertThat(r.next()).isFalse();
+    }
+
+    @Test
+    void bufferSlicesOfTheFetchEncodeAsTheirBytesAloneAndStayUnmoved() {
+        // as the fetch hands them: slices at an offset inside one larger response buffer
+        final ByteBuffer response = ByteBuffer.wrap(new byte[] {9, 9, 'r', '1', 1, 2, 3, 9, 9});
+        final ByteBuffer key = response.duplicate().position(2).limit(4).slice();
+        final ByteBuffer value = response.duplicate().position(4).limit(7).slice();
+        final ConsumerRecord<ByteBuffer, ByteBuffer> buffered = new ConsumerRecord<>("t", 2, 100, 5_000,
+                TimestampType.CREATE_TIME, -1, -1, key, value, new RecordHeaders(), Optional.empty());
+        final byte[] fromBuffers = TokenBatch.encode(List.of(buffered, rec("t", 101, 5_001, null, null)));
+        final byte[] fromArrays = TokenBatch.encode(List.of(rec("t", 100, 5_000, "r1", new byte[] {1, 2, 3}),
+                rec("t", 101, 5_001, null, null)));
+        assertThat(fromBuffers).isEqualTo(fromArrays);
+        assertThat(key.remaining()).isEqualTo(2);
+        assertThat(value.remaining()).isEqualTo(3);
+        final ConsumerRecord<byte[], byte[]> alone = TokenBuffers.asBytes(buffered);
+        assertThat(alone.key()).containsExactly('r', '1');
+        assertThat(alone.value()).containsExactly(1, 2, 3);
+        assertThat(alone.offset()).isEqualTo(100);
+    }
+
+    @Test
+    void onlyTheTokensTopicIsLeftInTheFetchedBuffer() {
+        final TokenBuffers d = new TokenBuffers("llm.tokens");
+        final ByteBuffer bytes = ByteBuffer.wrap(new byte[] {1, 2});
+        assertThat(d.deserialize("llm.tokens", new RecordHeaders(), bytes)).isSameAs(bytes);
+        assertThat(d.deserialize("llm.requests", new RecordHeaders(), bytes)).isEqualTo(new byte[] {1, 2});
+        assertThat(d.deserialize("llm.requests", new RecordHeaders(), (ByteBuffer) null)).isNull();
     }
 
     @Test
