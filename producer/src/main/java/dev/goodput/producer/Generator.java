@@ -2,6 +2,7 @@ package dev.goodput.producer;
 
 import java.io.PrintStream;
 import java.util.Locale;
+import java.util.stream.Collectors;
 
 import dev.goodput.avro.RunSummary;
 import dev.goodput.producer.client.StreamingClient;
@@ -20,6 +21,7 @@ public final class Generator implements AutoCloseable {
     private final KafkaEventSink sink;
     private final PrintStream out;
     private volatile boolean stopped;
+    private final RunOutcome outcome = new RunOutcome();
 
     public Generator(StreamingClient client, KafkaEventSink sink, PrintStream out) {
         this.client = client;
@@ -55,9 +57,11 @@ public final class Generator implements AutoCloseable {
                         + "generator CPU %.2f s%n",
                 summary.getScenarioId(), summary.getRequests(), summary.getRequestsOk(), summary.getRequestsError(),
                 summary.getRequestsTimeout(), summary.getRequestsAbandoned(), percentiles, summary.getGeneratorCpuS());
+        outcome.add(summary, run.errors());
         if (summary.getRequests() > 0 && summary.getRequestsOk() == 0) {
-            out.printf(Locale.ROOT, "warning: no request of %s succeeded; see error classes on llm.requests%n",
-                    summary.getScenarioId());
+            out.printf(Locale.ROOT, "warning: no request of %s succeeded:%s%n", summary.getScenarioId(),
+                    run.errors().top(RunOutcome.TOP).stream().map(e -> " " + e.errorClass() + " x" + e.count() + " (e.g. "
+                            + e.example() + ")").collect(Collectors.joining(";")));
         }
         return summary;
     }
@@ -73,6 +77,11 @@ public final class Generator implements AutoCloseable {
 
     public boolean stopped() {
         return stopped;
+    }
+
+    /** What every scenario run so far came to. */
+    public RunOutcome outcome() {
+        return outcome;
     }
 
     public KafkaEventSink sink() {

@@ -1,7 +1,6 @@
 package dev.goodput.runner;
 
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -27,9 +26,12 @@ import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
+import dev.goodput.producer.RunOutcome;
+import dev.goodput.producer.cli.TargetOptions;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.client.TargetPreflight;
 import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
@@ -99,14 +101,9 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--metrics-port", defaultValue = "0", description = "Prometheus endpoint port; 0 picks a free one.")
     int metricsPort;
 
-    @Option(names = "--target", description = "Drive this OpenAI-compatible API (for example http://127.0.0.1:8000/v1) instead of the built-in simulator.")
-    String externalTarget;
-
-    @Option(names = "--model", description = "Model name to request from --target (default: the contract's model.name).")
-    String model;
-
-    @Option(names = "--api-key-env", description = "Environment variable holding the API key for --target.")
-    String apiKeyEnv;
+    /** --target drives that endpoint instead of the built-in simulator (which then stays idle). */
+    @CommandLine.Mixin
+    TargetOptions targetOptions;
 
     @Option(names = "--duration", description = "Stop by itself after this long (for example 30s, 5m); default: until Ctrl-C.",
             converter = DurationConverter.class)
@@ -137,6 +134,17 @@ final class DemoCommand implements Callable<Integer> {
         final CountDownLatch stop = new CountDownLatch(1);
         final CountDownLatch finished = new CountDownLatch(1);
         final AtomicReference<String> failedPart = this.failedPart;
+        final String externalTarget = targetOptions.url();
+        if (externalTarget != null) {
+            // before anything starts: a wrong URL, key or model ends the demo in seconds, with the server's answer
+            final Target probe = targetOptions.target(externalTarget, contract, null);
+            if (!targetOptions.skipPreflight()) {
+                try (StreamingClient client = new StreamingClient(16)) {
+                    out.println(TargetPreflight.check(client, probe, corpus, RunIdentity.of(contract, "preflight",
+                            probe.targetId())));
+                }
+            }
+        }
         if (!connection.namesCluster()) {
             StartupException.requireLocalBroker("goodput demo");
         }
@@ -204,11 +212,10 @@ final class DemoCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
             out.flush();
-            final Target target = new Target(externalTarget != null ? externalTarget : sim.baseUrl(), true,
-                    model != null ? model : contract.modelName(), apiKeyEnv, Map.of(),
-                    externalTarget != null ? URI.create(externalTarget).getAuthority() : "simulator",
-                    Duration.ofSeconds(60), Duration.ofSeconds(15), false);
+            final Target target = targetOptions.target(externalTarget != null ? externalTarget : sim.baseUrl(), contract,
+                    externalTarget != null ? null : "simulator");
             final String targetVersion = Provenance.probeTarget(target.baseUrl());
+            RunOutcome outcome = null;
             // an external broker or registry can go away under the demo: say so, as the separate commands do
             try (ConnectionWatch watch = external
                     ? new ConnectionWatch("demo", props, registry) : null;
@@ -216,6 +223,7 @@ final class DemoCommand implements Callable<Integer> {
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(),
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000, runId)
                             .closeWindowsAfter(streamsConfig.window().plus(streamsConfig.grace())), out)) {
+                outcome = generator.outcome();
                 final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),
                         "goodput-demo-load");
                 load.start();
@@ -254,6 +262,9 @@ final class DemoCommand implements Callable<Integer> {
             }
             out.println("Stopped.");
             out.flush();
+            if (outcome != null && outcome.exitCode(out) != 0) {
+                return Main.EXIT_FAILED;
+            }
         } finally {
             if (duration != null) {
                 removeHook(hook);

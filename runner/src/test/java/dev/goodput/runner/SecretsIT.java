@@ -57,13 +57,24 @@ class SecretsIT {
         final Path data = dir.resolve("data");
         final Path reports = dir.resolve("reports");
         final String out;
+        final String preflightOut;
+        final int preflightExit;
+        final int runExit;
         try {
             final String url = "http://alice:" + PASSWORD + "@127.0.0.1:" + server.getAddress().getPort() + "/v1";
+            // first as a user would run it: the preflight stops it with the server's (redacted) answer
+            try (ChildCli demo = ChildCli.start(Map.of("GOODPUT_IT_KEY", KEY), "demo", "--fresh", "--data-dir",
+                    dir.resolve("unused").toString(), "--contract", "../config/contract.yaml", "--target", url,
+                    "--api-key-env", "GOODPUT_IT_KEY")) {
+                preflightExit = demo.waitForExit();
+                preflightOut = demo.output();
+            }
+            // then past the preflight: every request fails, so the run ends with exit 1 and its error classes
             try (ChildCli demo = ChildCli.start(Map.of("GOODPUT_IT_KEY", KEY), "demo", "--fresh", "--data-dir", data.toString(),
                     "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml", "--prices",
                     "../config/prices.yaml", "--report-dir", reports.toString(), "--target", url, "--api-key-env",
-                    "GOODPUT_IT_KEY", "--scenario-seconds", "2", "--duration", "10s")) {
-                demo.waitForExit();
+                    "GOODPUT_IT_KEY", "--scenario-seconds", "2", "--duration", "10s", "--skip-preflight")) {
+                runExit = demo.waitForExit();
                 out = demo.output();
             }
         } finally {
@@ -73,7 +84,13 @@ class SecretsIT {
         assertThat(seen).isNotEmpty().allMatch(a -> a.equals("Bearer " + KEY));
         final List<String> secrets = List.of(KEY, PASSWORD, Base64.getEncoder().encodeToString(("alice:" + PASSWORD).getBytes(StandardCharsets.UTF_8)));
 
-        assertThat(out).as("console").doesNotContain(secrets).contains("Report: ");
+        assertThat(preflightExit).isEqualTo(1);
+        assertThat(preflightOut).as("preflight console").doesNotContain(secrets)
+                .contains("refused the credentials", "HTTP 401", "Incorrect API key provided: Bearer ***");
+        assertThat(Files.exists(dir.resolve("unused"))).as("nothing started before the preflight").isFalse();
+        assertThat(runExit).isEqualTo(1);
+        assertThat(out).as("console").doesNotContain(secrets).contains("Report: ")
+                .contains("FAILED: none of the run's", "http_401", "e.g. HTTP 401: {\"error\":{\"message\":\"Incorrect API key provided: Bearer ***");
         final List<String> leaks = new ArrayList<>();
         for (Path root : List.of(data, reports)) {
             try (Stream<Path> files = Files.walk(root)) {

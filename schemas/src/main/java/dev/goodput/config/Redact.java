@@ -72,9 +72,11 @@ public final class Redact {
         final List<String> out = new ArrayList<>(args.size());
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
-            final boolean headerValue = i > 0 && args.get(i - 1).equals("--header");
-            if (headerValue || a.startsWith("--header=")) {
-                final String prefix = headerValue ? "" : "--header=";
+            final boolean headerValue = i > 0 && (args.get(i - 1).equals("--header") || args.get(i - 1).equals("-H"));
+            final String attached = a.startsWith("--header=") ? "--header=" : a.startsWith("-H=") ? "-H="
+                    : a.startsWith("-H") && a.length() > 2 ? "-H" : null;
+            if (headerValue || attached != null) {
+                final String prefix = headerValue ? "" : attached;
                 final String h = a.substring(prefix.length());
                 final int sep = indexOfSeparator(h);
                 if (sep > 0 && secretHeader(h.substring(0, sep))) {

@@ -28,8 +28,9 @@ class RedactTest {
     @Test
     void recordedCommandsMaskCredentialHeadersAndUrlUserInfo() {
         assertThat(Redact.args(List.of("demo", "--target", "http://u:p4ss@h/v1", "--header", "api-key: k3y-value",
-                "--header=X-Trace=42", "--header", "Authorization=Bearer t0ken-abc")))
+                "--header=X-Trace=42", "--header", "Authorization=Bearer t0ken-abc", "-H", "api-key: k3y-value",
+                "-Hapi-key:k3y-value")))
                 .containsExactly("demo", "--target", "http://***@h/v1", "--header", "api-key:***", "--header=X-Trace=42",
-                        "--header", "Authorization=***");
+                        "--header", "Authorization=***", "-H", "api-key:***", "-Hapi-key:***");
     }
 }

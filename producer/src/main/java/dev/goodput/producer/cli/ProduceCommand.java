@@ -1,16 +1,13 @@
 package dev.goodput.producer.cli;
 
 import java.io.PrintStream;
-import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -25,9 +22,11 @@ import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
+import dev.goodput.producer.RunOutcome;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.client.TargetPreflight;
 import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
@@ -56,26 +55,11 @@ public final class ProduceCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--target", description = "OpenAI-compatible API base URL, e.g. http://127.0.0.1:8000/v1 (vLLM, SGLang, TGI, llama.cpp, Ollama).")
-    String target;
+    @CommandLine.Mixin
+    TargetOptions targetOptions;
 
     @Option(names = "--simulate", description = "Start the built-in simulated inference server in this process and target it.")
     boolean simulate;
-
-    @Option(names = "--endpoint", defaultValue = "chat", description = "chat (/chat/completions) or completions (/completions).")
-    String endpoint;
-
-    @Option(names = "--model", description = "Model name to request (default: the contract's model.name).")
-    String model;
-
-    @Option(names = "--api-key-env", description = "Environment variable holding the API key (never logged or published).")
-    String apiKeyEnv;
-
-    @Option(names = "--header", description = "Extra request header, NAME=VALUE (repeatable).")
-    Map<String, String> headers = new LinkedHashMap<>();
-
-    @Option(names = "--target-id", description = "Deployment name on every event (default: host:port of the target).")
-    String targetId;
 
     @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
     Path contractFile;
@@ -86,17 +70,23 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--scenario", description = "Scenario id(s) to run, e.g. p128-o64-r10-cold or p128-o64-c8-warm (repeatable).")
     List<String> scenarioIds = new ArrayList<>();
 
-    @Option(names = "--prompt-tokens", defaultValue = "128", description = "Prompt length when no matrix or scenario is given.")
+    @Option(names = {"--prompt-tokens", "--random-input-len", "--synthetic-input-tokens-mean", "--isl"}, defaultValue = "128",
+            description = "Prompt length in tokens when no matrix or scenario is given (default: ${DEFAULT-VALUE}).")
     int promptTokens;
 
-    @Option(names = "--output-tokens", description = "Output length when no matrix or scenario is given (default: the contract's cap).")
+    @Option(names = {"--output-tokens", "--random-output-len", "--output-tokens-mean", "--osl"}, description = "Output length when no matrix or scenario is given (default: the contract's cap).")
     Integer outputTokens;
 
-    @Option(names = "--rate", description = "Requests per second (open loop); default from the contract.")
+    @Option(names = {"--rate", "--request-rate"}, description = "Requests per second (open loop); default from the contract.")
     Double rate;
 
-    @Option(names = "--concurrency", description = "Concurrent requests (closed loop); default from the contract.")
+    @Option(names = "--concurrency", description = "Concurrent requests (closed loop: each ends, the next starts, as"
+            + " AIPerf's --concurrency); default from the contract.")
     Integer concurrency;
+
+    @Option(names = "--max-concurrency", description = "Cap on requests in flight in an open loop, as vLLM's: a request"
+            + " due while the cap is reached waits for a slot and is timed from when it gets one.")
+    Integer maxConcurrency;
 
     @Option(names = "--arrival", description = "poisson, gamma, constant, closed_loop or trace (default: the contract's).")
     String arrival;
@@ -110,7 +100,7 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--duration", converter = Durations.Seconds.class, description = "Measured seconds per scenario after warm-up (default: the matrix's, else 30).")
     Double durationS;
 
-    @Option(names = "--num-requests", description = "Requests per scenario, warm-up included (instead of a duration).")
+    @Option(names = {"--num-requests", "--num-prompts", "--request-count"}, description = "Requests per scenario, warm-up included (instead of a duration).")
     Long numRequests;
 
     @Option(names = "--warmup", converter = Durations.Seconds.class, description = "Warm-up seconds, marked on events and excluded from results (default: the contract's).")
@@ -118,15 +108,6 @@ public final class ProduceCommand implements Callable<Integer> {
 
     @Option(names = "--ramp-up", converter = Durations.Seconds.class, defaultValue = "0", description = "Seconds over which the rate ramps up linearly.")
     double rampUpS;
-
-    @Option(names = "--timeout", converter = Durations.Seconds.class, defaultValue = "120", description = "Per-request timeout (30, 30s, 2m; default: ${DEFAULT-VALUE} s).")
-    double timeoutS;
-
-    @Option(names = "--stall-timeout", converter = Durations.Seconds.class, defaultValue = "30", description = "A stream silent this long ends as TIMEOUT (default: ${DEFAULT-VALUE} s).")
-    double stallS;
-
-    @Option(names = "--continuous-usage", description = "Ask for usage on every chunk (vLLM's continuous_usage_stats) to count tokens per chunk.")
-    boolean continuousUsage;
 
     @CommandLine.Mixin
     Connection connection;
@@ -141,20 +122,20 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--generator-id", description = "This generator's id within the run (default: random).")
     String generatorId;
 
-    @Option(names = "--lateness-bound-ms", defaultValue = "1", description = "Dispatch lateness p99 above which the run is marked generator-saturated.")
+    @Option(names = "--lateness-bound-ms", defaultValue = "1", description = "Dispatch lateness p99 above which the run is marked generator-saturated (default: ${DEFAULT-VALUE} ms).")
     double latenessBoundMs;
 
-    @Option(names = "--publish-buffer", defaultValue = "1000000", description = "Events buffered for Kafka before the run is failed.")
+    @Option(names = "--publish-buffer", defaultValue = "1000000", description = "Events buffered for Kafka before the run is failed (default: ${DEFAULT-VALUE}).")
     int publishBuffer;
 
-    @Option(names = "--max-connections", defaultValue = "4096", description = "HTTP connections to the target.")
+    @Option(names = "--max-connections", defaultValue = "4096", description = "HTTP connections to the target (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
     @Option(names = "--timing-priority", defaultValue = "auto", description = "Scheduling class of the dispatcher and"
             + " HTTP selector threads: auto (real-time when permitted, else normal), realtime (or exit), normal.")
     String timingPriority;
 
-    @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process.")
+    @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process (default: ${DEFAULT-VALUE}).")
     long seed;
 
     @Option(names = "--close-windows-after", converter = Durations.Seconds.class, defaultValue = "15",
@@ -181,12 +162,6 @@ public final class ProduceCommand implements Callable<Integer> {
         if (!(rampUpS >= 0)) {
             bad.add("--ramp-up " + rampUpS + " s: must be 0 or more");
         }
-        if (!(timeoutS > 0)) {
-            bad.add("--timeout " + timeoutS + " s: must be more than 0");
-        }
-        if (!(stallS > 0)) {
-            bad.add("--stall-timeout " + stallS + " s: must be more than 0");
-        }
         if (!(closeWindowsAfterS >= 0)) {
             bad.add("--close-windows-after " + closeWindowsAfterS + " s: must be 0 or more");
         }
@@ -199,8 +174,18 @@ public final class ProduceCommand implements Callable<Integer> {
         if (maxConnections <= 0) {
             bad.add("--max-connections " + maxConnections + ": must be 1 or more");
         }
-        if (rate != null && !(rate > 0)) {
+        if (rate != null && rate.isInfinite()) {
+            bad.add("--rate inf (vLLM: every request at once) has no equivalent here: give a rate, or --concurrency N"
+                    + " for a closed loop");
+        } else if (rate != null && !(rate > 0)) {
             bad.add("--rate " + rate + ": must be more than 0 requests per second");
+        }
+        if (maxConcurrency != null && maxConcurrency <= 0) {
+            bad.add("--max-concurrency " + maxConcurrency + ": must be 1 or more");
+        }
+        if (maxConcurrency != null && concurrency != null) {
+            bad.add("--max-concurrency caps an open loop (--rate); with --concurrency the loop is closed and holds"
+                    + " exactly that many requests in flight already");
         }
         if (concurrency != null && concurrency <= 0) {
             bad.add("--concurrency " + concurrency + ": must be 1 or more");
@@ -225,29 +210,35 @@ public final class ProduceCommand implements Callable<Integer> {
         if ("trace".equals(arrivalProcess) && traceFile == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--arrival trace needs --trace-file");
         }
-        final Properties props = connection.kafka(producerConfig);
-        final SchemaRegistryClient registry = connection.registry();
-        // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
-        try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
-            Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
-        }
-
+        RunOutcome outcome = null;
         SimServer sim = null;
+        StreamingClient client = null;
         try {
             if (simulate) {
                 sim = new SimServer(SimConfig.defaults(), corpus, 0);
                 out.println("simulator at " + sim.baseUrl());
-            } else if (target == null) {
+            } else if (targetOptions.url() == null) {
                 throw new CommandLine.ParameterException(spec.commandLine(), "give --target URL or --simulate");
             }
-            final Target t = target(sim != null ? sim.baseUrl() : target, contract);
+            final Target t = targetOptions.target(sim != null ? sim.baseUrl() : targetOptions.url(), contract, null);
+            client = client(priority);
+            // the target first: a wrong URL, key or model is the likeliest mistake, and the quickest to say
+            if (!targetOptions.skipPreflight()) {
+                out.println(TargetPreflight.check(client, t, corpus, RunIdentity.of(contract, "preflight", t.targetId())));
+            }
+            final Properties props = connection.kafka(producerConfig);
+            final SchemaRegistryClient registry = connection.registry();
+            // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
+            try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
+                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
+            }
             final String run = runId != null ? runId : newRunId();
             final String gen = generatorId != null ? generatorId : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
             out.println("run " + run + ", generator " + gen + ", contract " + contract.id() + ", target " + t.endpoint());
             final CountDownLatch finished = new CountDownLatch(1);
             Thread hook = null;
             try (ConnectionWatch watch = new ConnectionWatch("produce", props, registry);
-                 Generator g = new Generator(client(priority),
+                 Generator g = new Generator(client,
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                             publishBuffer, run).closeWindowsAfter(Duration.ofMillis(Math.round(closeWindowsAfterS * 1000))), out)) {
                 // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event
@@ -260,6 +251,8 @@ public final class ProduceCommand implements Callable<Integer> {
                     }
                 }, "goodput-produce-shutdown");
                 Runtime.getRuntime().addShutdownHook(hook);
+                client = null;
+                outcome = g.outcome();
                 for (Scenario sc : scenarios) {
                     if (g.stopped()) {
                         break;
@@ -268,7 +261,8 @@ public final class ProduceCommand implements Callable<Integer> {
                             arrivalProcess, burstiness != null ? burstiness : contract.arrival().burstiness(),
                             warmupS != null ? warmupS : contract.arrival().warmupS(),
                             numRequests != null ? null : duration, numRequests, rampUpS, traceFile,
-                            Math.round(latenessBoundMs * 1000), seed, Duration.ofMillis(Math.round(progressS * 1000))));
+                            Math.round(latenessBoundMs * 1000), seed, Duration.ofMillis(Math.round(progressS * 1000)),
+                            maxConcurrency));
                 }
             } finally {
                 finished.countDown();
@@ -281,11 +275,14 @@ public final class ProduceCommand implements Callable<Integer> {
                 }
             }
         } finally {
+            if (client != null) {
+                client.close();
+            }
             if (sim != null) {
                 sim.close();
             }
         }
-        return 0;
+        return outcome == null ? 0 : outcome.exitCode(out);
     }
 
     private TimingPriority timingPriority() {
@@ -300,21 +297,6 @@ public final class ProduceCommand implements Callable<Integer> {
         try {
             return new StreamingClient(maxConnections, priority);
         } catch (TimingPriority.Refused e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    Target target(String baseUrl, Contract contract) {
-        if (!"chat".equals(endpoint) && !"completions".equals(endpoint)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--endpoint must be chat or completions, got " + endpoint);
-        }
-        try {
-            final URI u = URI.create(baseUrl);
-            return new Target(baseUrl, "chat".equals(endpoint), model != null ? model : contract.modelName(), apiKeyEnv,
-                    headers, targetId != null ? targetId : u.getHost() + ":" + u.getPort(),
-                    Duration.ofMillis(Math.round(timeoutS * 1000)), Duration.ofMillis(Math.round(stallS * 1000)),
-                    continuousUsage);
-        } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
     }

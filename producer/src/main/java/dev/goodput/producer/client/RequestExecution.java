@@ -96,11 +96,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
             final Map<String, String> headers = new LinkedHashMap<>();
             headers.put("Accept", "text/event-stream");
             headers.put("X-Request-Id", spec.requestId());
-            final String key = target.apiKey();
-            if (key != null && !key.isEmpty()) {
-                headers.put("Authorization", "Bearer " + key);
-            }
-            headers.putAll(target.headers());
+            headers.putAll(target.requestHeaders());
             final NioHttpClient nio = client.nio();
             final NioHttpClient.Call call = nio.prepare(target.endpoint(), headers, body(),
                     target.requestTimeout().toMillis(), target.stallTimeout().toMillis(), this);
@@ -117,11 +113,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 .headers(h -> {
                     h.put(HttpHeader.ACCEPT, "text/event-stream");
                     h.put("X-Request-Id", spec.requestId());
-                    final String key = target.apiKey();
-                    if (key != null && !key.isEmpty()) {
-                        h.put(HttpHeader.AUTHORIZATION, "Bearer " + key);
-                    }
-                    target.headers().forEach(h::put);
+                    target.requestHeaders().forEach(h::put);
                 })
                 .body(new BytesRequestContent("application/json", body()))
                 .onRequestBegin(r -> actualSendUs = clock.nowMicros());

@@ -1,8 +1,11 @@
 package dev.goodput.producer.client;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -18,14 +21,15 @@ import dev.goodput.config.Redact;
  * @param baseUrl         API base, for example {@code http://127.0.0.1:8000/v1} (vLLM, SGLang, TGI, llama.cpp, Ollama)
  * @param chat            {@code /chat/completions} when true, {@code /completions} when false
  * @param model           model name sent in every request
- * @param apiKeyEnv       name of the environment variable holding the API key, or null; the key is never logged or published
+ * @param apiKeyFrom      where the API key is read: an environment variable's name, or {@code file:PATH}; null for
+ *                        none. The key itself is never held in this record, logged, published or recorded
  * @param headers         extra request headers
  * @param targetId        deployment name stamped on request events
  * @param requestTimeout  a request still running after this is ended with status TIMEOUT
  * @param stallTimeout    a stream with no bytes for this long is ended with status TIMEOUT
  * @param continuousUsage ask for usage on every chunk ({@code stream_options.continuous_usage_stats}, vLLM), which gives tokens per chunk
  */
-public record Target(String baseUrl, boolean chat, String model, String apiKeyEnv, Map<String, String> headers,
+public record Target(String baseUrl, boolean chat, String model, String apiKeyFrom, Map<String, String> headers,
                      String targetId, Duration requestTimeout, Duration stallTimeout, boolean continuousUsage) {
 
     /**
@@ -43,7 +47,7 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyEn
         if (given.getRawUserInfo() != null) {
             final String userInfo = URLDecoder.decode(given.getRawUserInfo(), StandardCharsets.UTF_8);
             // an API key given as well wins: it is the credential the user named explicitly
-            final boolean keyGiven = apiKeyEnv != null && System.getenv(apiKeyEnv) != null;
+            final boolean keyGiven = apiKey(apiKeyFrom) != null;
             if (!keyGiven && h.keySet().stream().noneMatch(k -> k.equalsIgnoreCase("Authorization"))) {
                 h.put("Authorization", "Basic " + Base64.getEncoder().encodeToString(
                         userInfo.getBytes(StandardCharsets.UTF_8)));
@@ -72,9 +76,32 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyEn
 
     /** The completions endpoint; a query in the base URL ({@code ?api-version=...}) stays after the path. */
     public URI endpoint() {
+        return under(chat ? "/chat/completions" : "/completions");
+    }
+
+    /** The model list ({@code GET}), with the base URL's query kept as for {@link #endpoint()}. */
+    public URI modelsUri() {
+        return under("/models");
+    }
+
+    private URI under(String suffix) {
         final int q = baseUrl.indexOf('?');
-        final String path = (q < 0 ? baseUrl : baseUrl.substring(0, q)) + (chat ? "/chat/completions" : "/completions");
+        final String path = (q < 0 ? baseUrl : baseUrl.substring(0, q)) + suffix;
         return URI.create(q < 0 ? path : path + baseUrl.substring(q));
+    }
+
+    /** The headers every request carries: the API key as a bearer token, then the extra headers (which win). */
+    public Map<String, String> requestHeaders() {
+        final Map<String, String> h = new LinkedHashMap<>();
+        final String key = apiKey();
+        if (key != null && !key.isEmpty()) {
+            h.put("Authorization", "Bearer " + key);
+        }
+        headers.forEach((k, v) -> {
+            h.keySet().removeIf(existing -> existing.equalsIgnoreCase(k));
+            h.put(k, v);
+        });
+        return h;
     }
 
     /** The secrets this target sends (API key, credential headers): masked wherever a server echoes them. */
@@ -108,8 +135,24 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyEn
         return s;
     }
 
-    /** The API key from the environment, or null. */
+    /** The API key from its environment variable or file, or null. */
     String apiKey() {
-        return apiKeyEnv == null ? null : System.getenv(apiKeyEnv);
+        return apiKey(apiKeyFrom);
+    }
+
+    private static String apiKey(String from) {
+        if (from == null) {
+            return null;
+        }
+        if (from.startsWith("file:")) {
+            final Path file = Path.of(from.substring(5));
+            try {
+                return Files.readString(file, StandardCharsets.UTF_8).strip();
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--api-key-file " + file + ": cannot be read (" + e.getClass()
+                        .getSimpleName() + ")");
+            }
+        }
+        return System.getenv(from);
     }
 }

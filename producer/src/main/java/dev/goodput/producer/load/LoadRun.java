@@ -6,6 +6,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -39,15 +41,28 @@ public final class LoadRun {
      * @param durationS      seconds of measured load after warm-up, or null
      * @param numRequests    requests to send (warm-up included), or null
      * @param latenessBoundUs dispatch lateness p99 above which the run is marked generator-saturated
+     * @param maxConcurrency  cap on requests in flight in an open loop (vLLM's --max-concurrency), or null
      */
     public record Settings(Target target, RunIdentity identity, Scenario scenario, Corpus corpus, String generatorId,
                            String arrival, Double burstiness, double warmupS, Double durationS, Long numRequests,
-                           double rampUpS, Path traceFile, long latenessBoundUs, long seed, Duration progressEvery) {
+                           double rampUpS, Path traceFile, long latenessBoundUs, long seed, Duration progressEvery,
+                           Integer maxConcurrency) {
 
         public Settings {
             if (durationS == null && numRequests == null && !"trace".equals(arrival)) {
                 throw new IllegalArgumentException("give a duration or a number of requests");
             }
+            if (maxConcurrency != null && (maxConcurrency < 1 || scenario.closedLoop())) {
+                throw new IllegalArgumentException("--max-concurrency caps an open loop, with 1 or more");
+            }
+        }
+
+        /** Without a concurrency cap. */
+        public Settings(Target target, RunIdentity identity, Scenario scenario, Corpus corpus, String generatorId,
+                        String arrival, Double burstiness, double warmupS, Double durationS, Long numRequests,
+                        double rampUpS, Path traceFile, long latenessBoundUs, long seed, Duration progressEvery) {
+            this(target, identity, scenario, corpus, generatorId, arrival, burstiness, warmupS, durationS, numRequests,
+                    rampUpS, traceFile, latenessBoundUs, seed, progressEvery, null);
         }
     }
 
@@ -55,12 +70,15 @@ public final class LoadRun {
     private final MicroClock clock;
     private final RunStats stats = new RunStats();
     private final Set<RequestExecution> inFlight = ConcurrentHashMap.newKeySet();
+    /** Slots of the open-loop cap, or null without one. */
+    private final Semaphore slots;
     /** Makes request ids unique across runs of the same scenario by the same generator (the demo loops its matrix). */
     private String idPrefix;
 
     public LoadRun(Settings settings, MicroClock clock) {
         this.s = settings;
         this.clock = clock;
+        this.slots = settings.maxConcurrency() == null ? null : new Semaphore(settings.maxConcurrency());
     }
 
     /**
@@ -106,12 +124,20 @@ public final class LoadRun {
                 }
                 break;
             }
-            final RequestSpec spec = spec(seq++, t, t < warmupEndUs);
-            final RequestExecution[] holder = new RequestExecution[1];
-            holder[0] = new RequestExecution(spec, s.identity(), s.target(), clock, sink, e -> done(holder[0], e, schedule));
-            final Runnable send = holder[0].prepare(client);
+            final long seqNow = seq++;
+            RequestExecution exec = execution(spec(seqNow, t, t < warmupEndUs), sink, schedule);
+            Runnable send = exec.prepare(client);
             waitUntil(t);
-            inFlight.add(holder[0]);
+            if (slots != null && !slots.tryAcquire()) {
+                // vLLM's semantics for its cap: the request waits for a slot and is timed from when it gets one
+                if (!acquire(failure)) {
+                    break;
+                }
+                final long sendUs = clock.nowMicros();
+                exec = execution(spec(seqNow, sendUs, t < warmupEndUs), sink, schedule);
+                send = exec.prepare(client);
+            }
+            inFlight.add(exec);
             send.run();
             if (System.nanoTime() - lastProgress >= s.progressEvery().toNanos()) {
                 lastProgress = System.nanoTime();
@@ -125,7 +151,30 @@ public final class LoadRun {
         return summary(startUs, warmupEndUs, wallS, cpuS, tokenEvents.get());
     }
 
+    private RequestExecution execution(RequestSpec spec, EventSink sink, Schedule schedule) {
+        final RequestExecution[] holder = new RequestExecution[1];
+        holder[0] = new RequestExecution(spec, s.identity(), s.target(), clock, sink, e -> done(holder[0], e, schedule));
+        return holder[0];
+    }
+
+    /** Waits for a slot of the cap; false when the run is stopped first. */
+    private boolean acquire(Supplier<String> failure) {
+        try {
+            while (failure.get() == null) {
+                if (slots.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+                    return true;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return false;
+    }
+
     private void done(RequestExecution exec, RequestEvent e, Schedule schedule) {
+        if (slots != null) {
+            slots.release();
+        }
         inFlight.remove(exec);
         stats.record(e);
         schedule.completed(Micros.of(e.getCompletionTimeUs()));
@@ -213,6 +262,11 @@ public final class LoadRun {
                 .setLatenessMaxUs(late.getMaxValue()).setLatenessBoundUs(s.latenessBoundUs())
                 .setGeneratorSaturated(p99 > s.latenessBoundUs())
                 .setGeneratorCpuS(cpuS).setWallS(wallS).build();
+    }
+
+    /** This run's failed requests by error class, with an example message each. */
+    public ErrorClasses errors() {
+        return stats.errorClasses;
     }
 
     /** TTFT of this run's OK requests so far (microseconds), for reports and benchmarks. */

@@ -28,6 +28,7 @@ public final class RunStats {
     final LongAdder timeouts = new LongAdder();
     final LongAdder abandoned = new LongAdder();
     final LongAdder outputTokens = new LongAdder();
+    final ErrorClasses errorClasses = new ErrorClasses();
     private final Recorder ttft = new Recorder(MAX_US, DIGITS);
     private final Recorder lateness = new Recorder(MAX_US, DIGITS);
     private final Histogram ttftTotal = new Histogram(MAX_US, DIGITS);
@@ -53,6 +54,9 @@ public final class RunStats {
             case TIMEOUT -> timeouts.increment();
             case ABANDONED -> abandoned.increment();
             default -> errors.increment();
+        }
+        if (e.getStatus() != RequestStatus.OK) {
+            errorClasses.add(e.getErrorClass(), e.getErrorMessage());
         }
     }
 

@@ -1,0 +1,44 @@
+package dev.goodput.producer;
+
+import java.io.PrintStream;
+import java.util.Locale;
+
+import dev.goodput.avro.RunSummary;
+import dev.goodput.producer.load.ErrorClasses;
+
+/**
+ * What a generator's scenarios came to, for its exit code: a run in which requests were sent and
+ * none succeeded measured nothing, and says so with its top error classes (exit 1).
+ */
+public final class RunOutcome {
+
+    /** Error classes shown when nothing succeeded. */
+    static final int TOP = 3;
+
+    private long requests;
+    private long ok;
+    private final ErrorClasses errors = new ErrorClasses();
+
+    synchronized void add(RunSummary s, ErrorClasses scenarioErrors) {
+        requests += s.getRequests();
+        ok += s.getRequestsOk();
+        errors.addAll(scenarioErrors);
+    }
+
+    public synchronized boolean noneSucceeded() {
+        return requests > 0 && ok == 0;
+    }
+
+    /** 0, or 1 after printing the top error classes with one example each when no request succeeded. */
+    public synchronized int exitCode(PrintStream out) {
+        if (!noneSucceeded()) {
+            return 0;
+        }
+        out.printf(Locale.ROOT, "FAILED: none of the run's %d requests succeeded. Top error classes:%n", requests);
+        for (ErrorClasses.Entry e : errors.top(TOP)) {
+            out.printf(Locale.ROOT, "  %-12s %6d  e.g. %s%n", e.errorClass(), e.count(), e.example());
+        }
+        out.flush();
+        return 1;
+    }
+}
