@@ -41,4 +41,18 @@ public final class SloFlags {
         }
         return Contract.Objectives.ofMillis(ttft, tpot, e2e);
     }
+
+    /** Objectives as {@code --goodput} takes them ({@code ttft:200 tpot:50 e2el:5000}, ms), or "none". */
+    public static String text(Contract.Objectives o) {
+        final StringBuilder b = new StringBuilder();
+        o.ttftUs().ifPresent(v -> b.append(" ttft:").append(ms(v)));
+        o.tpotUs().ifPresent(v -> b.append(" tpot:").append(ms(v)));
+        o.e2eUs().ifPresent(v -> b.append(" e2el:").append(ms(v)));
+        return b.length() == 0 ? "none" : b.substring(1);
+    }
+
+    private static String ms(long us) {
+        return us % 1000 == 0 ? Long.toString(us / 1000) : String.format(Locale.ROOT, "%.3f", us / 1000.0)
+                .replaceAll("0+$", "");
+    }
 }

@@ -58,6 +58,7 @@ public final class Generator implements AutoCloseable {
                 summary.getScenarioId(), summary.getRequests(), summary.getRequestsOk(), summary.getRequestsError(),
                 summary.getRequestsTimeout(), summary.getRequestsAbandoned(), percentiles, summary.getGeneratorCpuS());
         outcome.add(summary, run.errors());
+        run.servingSummary(summary).lines().forEach(out::println);
         if (summary.getRequests() > 0 && summary.getRequestsOk() == 0) {
             out.printf(Locale.ROOT, "warning: no request of %s succeeded:%s%n", summary.getScenarioId(),
                     run.errors().top(RunOutcome.TOP).stream().map(e -> " " + e.errorClass() + " x" + e.count() + " (e.g. "

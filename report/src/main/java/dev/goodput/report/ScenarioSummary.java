@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -17,6 +18,7 @@ import dev.goodput.metrics.CostFormulas;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Histograms;
 import dev.goodput.metrics.Micros;
+import dev.goodput.metrics.ServingSummary;
 import dev.goodput.records.LatencySummaries;
 import org.HdrHistogram.Histogram;
 
@@ -115,6 +117,40 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
                 windows.size(), allFinal, requests, ok, errors, timeouts, abandoned, byClass, slo, quality, good, tokOk, tokGood,
                 Definitions.perSecond(good, seconds), Definitions.goodFraction(good, requests), Definitions.perSecond(tokOk, seconds),
                 inFlight, latency, Double.isNaN(perM) ? null : perM, hourly, tails, saturated);
+    }
+
+    /**
+     * This scenario as vLLM's bench serve prints its result, from the pipeline's final windows, with
+     * Goodput's additions: good requests, goodput, cost per successful 1M tokens, and what limits the
+     * figures' validity.
+     *
+     * @param inputTokens the prompt tokens of the scenario's OK requests (vLLM's "Total input tokens")
+     */
+    public ServingSummary serving(long inputTokens) {
+        final Map<String, Histogram> shown = new LinkedHashMap<>();
+        for (String m : List.of("ttft", "tpot", "itl", "e2e")) {
+            shown.put(m, latency.get(m));
+        }
+        final Map<String, String> additions = new LinkedHashMap<>();
+        additions.put("Good requests (%)", String.format(Locale.ROOT, "%.2f", 100 * goodFraction));
+        additions.put("Request goodput (req/s)", String.format(Locale.ROOT, "%.2f", goodputRps));
+        additions.put("Cost per successful 1M tokens (USD)", costPerSuccessfulM == null ? "not priced"
+                : String.format(Locale.ROOT, "%.4f", costPerSuccessfulM));
+        final List<String> limits = new ArrayList<>();
+        if (!allFinal) {
+            limits.add("windows not all final");
+        }
+        if (generatorSaturated) {
+            limits.add("generator saturated");
+        }
+        final Tail p99 = earlyStopping.get("ttft");
+        if (p99 != null && !p99.verdict().supported()) {
+            limits.add("too few requests for MLPerf early stopping on the TTFT p99 (" + p99.samples() + " of "
+                    + p99.verdict().minSamples() + ")");
+        }
+        additions.put("Validity", limits.isEmpty() ? "valid" : String.join("; ", limits));
+        return new ServingSummary("Serving Benchmark Result", ok, requests - ok, measuredSeconds, inputTokens, tokensOk,
+                shown, additions);
     }
 
     /** Early stopping on a metric's ascending samples. */

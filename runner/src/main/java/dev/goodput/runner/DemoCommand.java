@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.RequestStatus;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
@@ -24,6 +25,7 @@ import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.failure.FailurePolicy;
+import dev.goodput.metrics.SloFlags;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.RunOutcome;
@@ -43,6 +45,7 @@ import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.DeadLetterCounts;
 import dev.goodput.report.Provenance;
 import dev.goodput.report.RunRecords;
+import dev.goodput.report.ScenarioSummary;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.sink.GoodputMetrics;
 import dev.goodput.sink.PricesFile;
@@ -109,6 +112,10 @@ final class DemoCommand implements Callable<Integer> {
             converter = DurationConverter.class)
     Duration duration;
 
+    @Option(names = "--goodput", arity = "1..*", description = "SLO objectives replacing the contract's, in ms as vLLM"
+            + " takes them: ttft:200 tpot:50 e2el:5000 (default: the contract's).")
+    List<String> goodput;
+
     @Option(names = "--report-dir", defaultValue = ".goodput/reports", description = "Where the run's report bundle goes, in a folder named by the run id (default: ${DEFAULT-VALUE}).")
     Path reportDir;
 
@@ -124,6 +131,12 @@ final class DemoCommand implements Callable<Integer> {
         if (duration != null && (duration.isZero() || duration.isNegative())) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--duration " + duration.toMillis()
                     + " ms: must be more than 0");
+        }
+        final Contract.Objectives objectives;
+        try {
+            objectives = goodput == null ? null : SloFlags.parse(goodput);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         final PrintStream out = System.out;
         final Contract contract = ContractLoader.load(contractFile);
@@ -192,8 +205,8 @@ final class DemoCommand implements Callable<Integer> {
 
             final StreamsSettings defaults = StreamsSettings.defaults(
                     Map.of(contract.id(), contract));
-            final StreamsSettings streamsConfig = defaults.withUpstreamPartitions(
-                    StreamsApp.prepareTopics(props, defaults));
+            final StreamsSettings streamsConfig = (objectives == null ? defaults : defaults.withObjectives(objectives))
+                    .withUpstreamPartitions(StreamsApp.prepareTopics(props, defaults));
             final FailurePolicy streamsFailures = new FailurePolicy("streams-app",
                     FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
             final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
@@ -315,6 +328,13 @@ final class DemoCommand implements Callable<Integer> {
             return;
         }
         final Map<String, Long> dlq = DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart);
+        for (ScenarioSummary s : ScenarioSummary.of(records)) {
+            final long input = records.verdicts().stream()
+                    .filter(v -> v.getScenarioId().equals(s.scenarioId()) && v.getStatus() == RequestStatus.OK)
+                    .mapToLong(v -> v.getPromptTokens() == null ? 0 : v.getPromptTokens()).sum();
+            out.println("scenario " + s.scenarioId() + " (from the pipeline's final windows and the sink's prices):");
+            s.serving(input).lines().forEach(out::println);
+        }
         account(out, records, dlq);
         final Path page = ReportCommand.write(records.withDeadLetters(dlq), List.of(contractFile), reportDir.resolve(runId),
                 Provenance.probeBroker(props), targetVersion,
@@ -351,7 +371,9 @@ final class DemoCommand implements Callable<Integer> {
                     if (g.stopped()) {
                         return;
                     }
-                    g.run(new LoadRun.Settings(target, RunIdentity.of(contract, runId, target.targetId()), sc, corpus,
+                    final RunIdentity identity = RunIdentity.of(contract, runId, target.targetId());
+                    g.run(new LoadRun.Settings(target, goodput == null ? identity
+                            : identity.withObjectives(SloFlags.parse(goodput)), sc, corpus,
                             "demo", contract.arrival().process(), contract.arrival().burstiness(),
                             contract.arrival().warmupS(), seconds, null, 0, null, 1_000, 1, Duration.ofSeconds(5)));
                 }

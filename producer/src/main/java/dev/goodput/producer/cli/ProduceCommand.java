@@ -20,6 +20,7 @@ import dev.goodput.config.Durations;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.failure.ConnectionWatch;
+import dev.goodput.metrics.SloFlags;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.RunOutcome;
@@ -135,6 +136,11 @@ public final class ProduceCommand implements Callable<Integer> {
             + " HTTP selector threads: auto (real-time when permitted, else normal), realtime (or exit), normal.")
     String timingPriority;
 
+    @Option(names = "--goodput", arity = "1..*", description = "SLO objectives for this generator's summary block, in ms"
+            + " as vLLM takes them: ttft:200 tpot:50 e2el:5000 (default: the contract's). The results' verdicts are the"
+            + " streams-app's (its own --goodput).")
+    List<String> goodput;
+
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process (default: ${DEFAULT-VALUE}).")
     long seed;
 
@@ -198,6 +204,9 @@ public final class ProduceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         checkRanges();
+        if (goodput != null) {
+            objectives();
+        }
         final PrintStream out = System.out;
         final TimingPriority priority = timingPriority();
         final Contract contract = ContractLoader.load(contractFile);
@@ -253,11 +262,13 @@ public final class ProduceCommand implements Callable<Integer> {
                 Runtime.getRuntime().addShutdownHook(hook);
                 client = null;
                 outcome = g.outcome();
+                final RunIdentity identity = goodput == null ? RunIdentity.of(contract, run, t.targetId())
+                        : RunIdentity.of(contract, run, t.targetId()).withObjectives(objectives());
                 for (Scenario sc : scenarios) {
                     if (g.stopped()) {
                         break;
                     }
-                    g.run(new LoadRun.Settings(t, RunIdentity.of(contract, run, t.targetId()), sc, corpus, gen,
+                    g.run(new LoadRun.Settings(t, identity, sc, corpus, gen,
                             arrivalProcess, burstiness != null ? burstiness : contract.arrival().burstiness(),
                             warmupS != null ? warmupS : contract.arrival().warmupS(),
                             numRequests != null ? null : duration, numRequests, rampUpS, traceFile,
@@ -283,6 +294,14 @@ public final class ProduceCommand implements Callable<Integer> {
             }
         }
         return outcome == null ? 0 : outcome.exitCode(out);
+    }
+
+    private Contract.Objectives objectives() {
+        try {
+            return SloFlags.parse(goodput);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 
     private TimingPriority timingPriority() {

@@ -1,13 +1,33 @@
 package dev.goodput.producer.client;
 
+import java.util.Optional;
+
 import dev.goodput.contract.Contract;
 
-/** What every event of a run is stamped with, and the contract settings each request needs. */
+/**
+ * What every event of a run is stamped with, and the contract settings each request needs.
+ *
+ * @param objectives the SLO objectives the generator's own summary judges requests by (the contract's, or
+ *                   {@code --goodput}'s); the results' verdicts are the streams-app's
+ */
 public record RunIdentity(String contractId, String runId, String targetId, String gpuType, int gpuCount,
-                          Contract.Decoding decoding, String qualityMetric, double qualityFloor) {
+                          Contract.Decoding decoding, String qualityMetric, double qualityFloor,
+                          Contract.Objectives objectives) {
+
+    /** No objectives. */
+    public RunIdentity(String contractId, String runId, String targetId, String gpuType, int gpuCount,
+                       Contract.Decoding decoding, String qualityMetric, double qualityFloor) {
+        this(contractId, runId, targetId, gpuType, gpuCount, decoding, qualityMetric, qualityFloor,
+                new Contract.Objectives(Optional.empty(), Optional.empty(), Optional.empty()));
+    }
 
     public static RunIdentity of(Contract c, String runId, String targetId) {
         return new RunIdentity(c.id(), runId, targetId, c.hardware().gpuType(), c.hardware().gpuCount(), c.decoding(),
-                c.quality().metric(), c.quality().floor());
+                c.quality().metric(), c.quality().floor(), c.objectives());
+    }
+
+    /** The same run judged by other objectives (--goodput). */
+    public RunIdentity withObjectives(Contract.Objectives o) {
+        return new RunIdentity(contractId, runId, targetId, gpuType, gpuCount, decoding, qualityMetric, qualityFloor, o);
     }
 }

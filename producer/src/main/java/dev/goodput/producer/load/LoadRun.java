@@ -4,6 +4,9 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
@@ -15,7 +18,10 @@ import com.sun.management.OperatingSystemMXBean;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Micros;
+import dev.goodput.metrics.ServingSummary;
+import dev.goodput.metrics.SloFlags;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Prompts;
@@ -68,7 +74,7 @@ public final class LoadRun {
 
     private final Settings s;
     private final MicroClock clock;
-    private final RunStats stats = new RunStats();
+    private final RunStats stats;
     private final Set<RequestExecution> inFlight = ConcurrentHashMap.newKeySet();
     /** Slots of the open-loop cap, or null without one. */
     private final Semaphore slots;
@@ -78,6 +84,7 @@ public final class LoadRun {
     public LoadRun(Settings settings, MicroClock clock) {
         this.s = settings;
         this.clock = clock;
+        this.stats = new RunStats(settings.identity().objectives());
         this.slots = settings.maxConcurrency() == null ? null : new Semaphore(settings.maxConcurrency());
     }
 
@@ -262,6 +269,27 @@ public final class LoadRun {
                 .setLatenessMaxUs(late.getMaxValue()).setLatenessBoundUs(s.latenessBoundUs())
                 .setGeneratorSaturated(p99 > s.latenessBoundUs())
                 .setGeneratorCpuS(cpuS).setWallS(wallS).build();
+    }
+
+    /**
+     * The console block of this scenario, as vLLM's bench serve prints it, from the generator's own
+     * measured requests; good requests by the run's objectives and the contract's quality floor.
+     */
+    public ServingSummary servingSummary(RunSummary summary) {
+        final double seconds = (Micros.of(summary.getEndedUs()) - Micros.of(summary.getWarmupEndUs())) / 1e6;
+        final long ok = stats.measuredOk.sum();
+        final long all = ok + stats.measuredFailed.sum();
+        final Map<String, String> additions = new LinkedHashMap<>();
+        additions.put("Objectives", SloFlags.text(s.identity().objectives()));
+        additions.put("Good requests (%)", String.format(Locale.ROOT, "%.2f",
+                100 * Definitions.goodFraction(stats.measuredGood.sum(), all)));
+        additions.put("Request goodput (req/s)", String.format(Locale.ROOT, "%.2f",
+                Definitions.perSecond(stats.measuredGood.sum(), seconds)));
+        additions.put("Cost per successful 1M tokens", "priced by the sink (llm.cost, goodput report)");
+        additions.put("Validity", summary.getGeneratorSaturated() ? "GENERATOR SATURATED (dispatch lateness p99 "
+                + summary.getLatenessP99Us() / 1000.0 + " ms)" : "generator kept its schedule");
+        return new ServingSummary("Serving Benchmark Result", ok, all - ok, seconds, stats.measuredInputTokens.sum(),
+                stats.measuredOutputTokens.sum(), stats.latency(), additions);
     }
 
     /** This run's failed requests by error class, with an example message each. */

@@ -1,10 +1,14 @@
 package dev.goodput.producer.load;
 
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
+import dev.goodput.contract.Contract;
+import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Micros;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -29,6 +33,25 @@ public final class RunStats {
     final LongAdder abandoned = new LongAdder();
     final LongAdder outputTokens = new LongAdder();
     final ErrorClasses errorClasses = new ErrorClasses();
+    /** Measured (not warm-up) requests, for the summary block. */
+    final LongAdder measuredOk = new LongAdder();
+    final LongAdder measuredFailed = new LongAdder();
+    final LongAdder measuredGood = new LongAdder();
+    final LongAdder measuredInputTokens = new LongAdder();
+    final LongAdder measuredOutputTokens = new LongAdder();
+    private final Contract.Objectives objectives;
+    private final Recorder tpot = new Recorder(MAX_US, DIGITS);
+    private final Recorder e2e = new Recorder(MAX_US, DIGITS);
+    private final Histogram tpotTotal = new Histogram(MAX_US, DIGITS);
+    private final Histogram e2eTotal = new Histogram(MAX_US, DIGITS);
+
+    RunStats() {
+        this(new Contract.Objectives(Optional.empty(), Optional.empty(), Optional.empty()));
+    }
+
+    RunStats(Contract.Objectives objectives) {
+        this.objectives = objectives;
+    }
     private final Recorder ttft = new Recorder(MAX_US, DIGITS);
     private final Recorder lateness = new Recorder(MAX_US, DIGITS);
     private final Histogram ttftTotal = new Histogram(MAX_US, DIGITS);
@@ -58,6 +81,32 @@ public final class RunStats {
         if (e.getStatus() != RequestStatus.OK) {
             errorClasses.add(e.getErrorClass(), e.getErrorMessage());
         }
+        if (!e.getWarmup()) {
+            measured(e);
+        }
+    }
+
+    /** A measured request's share of the summary block, by the same definitions the streams-app applies. */
+    private void measured(RequestEvent e) {
+        if (e.getStatus() != RequestStatus.OK || e.getFirstChunkTimeUs() == null || e.getLastChunkTimeUs() == null) {
+            measuredFailed.increment();
+            return;
+        }
+        final long intended = Micros.of(e.getIntendedSendTimeUs());
+        final long ttftUs = Definitions.ttft(intended, Micros.of(e.getFirstChunkTimeUs()));
+        final long e2eUs = Definitions.e2e(intended, Micros.of(e.getLastChunkTimeUs()));
+        final double tpotUs = Definitions.tpot(e2eUs, ttftUs, e.getOutputTokens());
+        measuredOk.increment();
+        measuredInputTokens.add(e.getPromptTokens());
+        measuredOutputTokens.add(e.getOutputTokens());
+        e2e.recordValue(Math.min(MAX_US, Math.max(0, e2eUs)));
+        if (!Double.isNaN(tpotUs)) {
+            tpot.recordValue(Math.min(MAX_US, Math.max(0, Math.round(tpotUs))));
+        }
+        final boolean slo = Definitions.sloPass(Definitions.failedObjectives(true, ttftUs, tpotUs, e2eUs, objectives));
+        if (Definitions.good(slo, Boolean.TRUE.equals(e.getQualityPass()))) {
+            measuredGood.increment();
+        }
     }
 
 
@@ -65,6 +114,14 @@ public final class RunStats {
     synchronized void sample() {
         ttftTotal.add(ttft.getIntervalHistogram());
         latenessTotal.add(lateness.getIntervalHistogram());
+        tpotTotal.add(tpot.getIntervalHistogram());
+        e2eTotal.add(e2e.getIntervalHistogram());
+    }
+
+    /** TTFT, TPOT and E2E of the measured OK requests, microseconds. */
+    synchronized Map<String, Histogram> latency() {
+        sample();
+        return Map.of("ttft", ttftTotal.copy(), "tpot", tpotTotal.copy(), "e2e", e2eTotal.copy());
     }
 
     synchronized Histogram lateness() {

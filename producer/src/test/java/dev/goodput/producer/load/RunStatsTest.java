@@ -3,10 +3,13 @@ package dev.goodput.producer.load;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
+import java.util.List;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenCountSource;
+import dev.goodput.metrics.SloFlags;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 class RunStatsTest {
@@ -40,5 +43,32 @@ class RunStatsTest {
         assertThat(stats.ttft().getTotalCount()).isEqualTo(200);
         assertThat(stats.ttft().getValueAtPercentile(99)).isEqualTo(stats.ttft().highestEquivalentValue(30_000));
         assertThat(stats.progress(2.0, 0, 0)).contains("dispatch lateness p99 0.100 ms");
+    }
+
+    @Test
+    void measuredRequestsAreJudgedByTheObjectivesAndQualityAsTheStreamsAppJudgesThem() {
+        final RunStats stats = new RunStats(SloFlags.parse(List.of("ttft:50", "e2el:2000")));
+        for (int i = 0; i < 10; i++) {
+            // TTFT 30 ms or 80 ms; quality passes on even requests only; the first two are warm-up
+            final RequestEvent e = event(i, 100, i % 3 == 0 ? 80_000 : 30_000, i < 2);
+            e.setLastChunkTimeUs(e.getIntendedSendTimeUs().plusMillis(500));
+            e.setQualityPass(i % 2 == 0);
+            stats.record(e);
+        }
+        final RequestEvent failed = event(10, 100, 30_000, false);
+        failed.setStatus(RequestStatus.ERROR);
+        failed.setErrorClass("http_500");
+        stats.record(failed);
+        // measured: 2..9 ok (8), plus one error; good = even and TTFT 30 ms: 2, 4, 8
+        assertThat(stats.measuredOk.sum()).isEqualTo(8);
+        assertThat(stats.measuredFailed.sum()).isEqualTo(1);
+        assertThat(stats.measuredGood.sum()).isEqualTo(3);
+        assertThat(stats.measuredInputTokens.sum()).isEqualTo(80);
+        assertThat(stats.measuredOutputTokens.sum()).isEqualTo(40);
+        // TPOT = (E2E - TTFT) / (tokens - 1): (500 - 80) / 4 and (500 - 30) / 4 ms
+        final Histogram tpot = stats.latency().get("tpot");
+        assertThat(tpot.getMinValue()).isEqualTo(tpot.lowestEquivalentValue(105_000));
+        assertThat(tpot.getMaxValue()).isEqualTo(tpot.highestEquivalentValue(117_500));
+        assertThat(stats.errorClasses.top(1)).extracting(ErrorClasses.Entry::errorClass).containsExactly("http_500");
     }
 }
