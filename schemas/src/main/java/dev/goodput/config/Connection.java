@@ -1,9 +1,12 @@
 package dev.goodput.config;
 
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
+import dev.goodput.registry.RegistryAuth;
 import dev.goodput.registry.SchemaRegistryClient;
 import org.apache.kafka.clients.CommonClientConfigs;
 import picocli.CommandLine.Option;
@@ -54,9 +57,24 @@ public final class Connection {
         return p;
     }
 
-    /** A client for --schema-registry, checked to answer. */
+    /**
+     * A client for --schema-registry, checked to answer; authenticated as the --command-config file
+     * (or GOODPUT_KAFKA_* variables) says under Confluent's names (basic.auth.credentials.source, ...).
+     */
     public SchemaRegistryClient registry() {
-        return registry(registryUrl);
+        final Properties p = ClientConfig.merge(commandConfig, System.getenv(), Map.of(), Map.of());
+        final Map<String, String> props = new HashMap<>();
+        p.stringPropertyNames().forEach(k -> props.put(k, p.getProperty(k)));
+        final RegistryAuth auth;
+        try {
+            auth = RegistryAuth.from(props, registryUrl);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("client properties", commandConfig != null ? commandConfig.toString()
+                    : "(GOODPUT_KAFKA_* variables)", List.of(e.getMessage()));
+        }
+        final SchemaRegistryClient client = new SchemaRegistryClient(registryUrl, auth);
+        Preflight.registry(client);
+        return client;
     }
 
     public static SchemaRegistryClient registry(String url) {

@@ -95,6 +95,12 @@ public final class Preflight {
         try {
             client.globalCompatibility();
         } catch (RegistryException e) {
+            if (e.httpStatus() == 401 || e.httpStatus() == 403) {
+                throw new Unreachable("the schema registry at " + client.baseUrl() + " refused the credentials ("
+                        + client.authKind() + "; HTTP " + e.httpStatus() + "): set basic.auth.credentials.source=USER_INFO"
+                        + " and basic.auth.user.info=KEY:SECRET, or bearer.auth.credentials.source=STATIC_TOKEN and"
+                        + " bearer.auth.token, in the --command-config file");
+            }
             throw new Unreachable("the schema registry at " + client.baseUrl() + " did not answer: "
                     + e.getMessage() + " (check --schema-registry)");
         }

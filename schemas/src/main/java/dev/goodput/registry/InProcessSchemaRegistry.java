@@ -60,6 +60,8 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
     private final SchemaLog log;
     private final HttpServer server;
     private final ExecutorService executor;
+    /** The Authorization header every call must carry, or null for an open registry (tests of secured clients). */
+    private volatile String requiredAuthorization;
 
     private InProcessSchemaRegistry(SchemaLog log, int port) {
         this.log = log;
@@ -97,6 +99,12 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
         return new InProcessSchemaRegistry(new KafkaSchemaLog(client, schemasTopic), port);
     }
 
+    /** From now on every call must authenticate as {@code auth} does, or gets Confluent's 401 answer. */
+    public InProcessSchemaRegistry requireAuth(RegistryAuth auth) {
+        this.requiredAuthorization = auth.header();
+        return this;
+    }
+
     /** Base URL, for example {@code http://127.0.0.1:8081}. */
     public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort();
@@ -111,6 +119,12 @@ public final class InProcessSchemaRegistry implements AutoCloseable {
 
     private void handle(HttpExchange ex) throws IOException {
         try (ex) {
+            final String required = requiredAuthorization;
+            if (required != null && !required.equals(ex.getRequestHeaders().getFirst("Authorization"))) {
+                ex.getRequestBody().readAllBytes();
+                write(ex, 401, error(401, "Unauthorized"));
+                return;
+            }
             try {
                 final JsonNode answer = route(ex.getRequestMethod(), ex.getRequestURI().getRawPath(),
                         ex.getRequestURI().getRawQuery(), ex.getRequestBody());

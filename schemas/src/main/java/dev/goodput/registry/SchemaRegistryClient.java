@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.goodput.config.Redact;
 import org.apache.avro.Schema;
 
 /**
@@ -37,13 +38,24 @@ public final class SchemaRegistryClient {
     private final Duration initialBackoff;
     private final Map<String, Map<Schema, Integer>> idsBySubject = new ConcurrentHashMap<>();
     private final Map<Integer, Schema> schemasById = new ConcurrentHashMap<>();
+    private final RegistryAuth auth;
 
     public SchemaRegistryClient(String baseUrl) {
         this(baseUrl, 3, Duration.ofMillis(100));
     }
 
     public SchemaRegistryClient(String baseUrl, int maxRetries, Duration initialBackoff) {
-        this.baseUrl = stripTrailingSlash(baseUrl);
+        this(baseUrl, maxRetries, initialBackoff, RegistryAuth.from(Map.of(), baseUrl));
+    }
+
+    /** A client that authenticates every call; credentials in {@code baseUrl} leave it (they are in {@code auth}). */
+    public SchemaRegistryClient(String baseUrl, RegistryAuth auth) {
+        this(baseUrl, 3, Duration.ofMillis(100), auth);
+    }
+
+    private SchemaRegistryClient(String baseUrl, int maxRetries, Duration initialBackoff, RegistryAuth auth) {
+        this.auth = auth;
+        this.baseUrl = stripTrailingSlash(Redact.withoutUserInfo(baseUrl));
         this.maxRetries = maxRetries;
         this.initialBackoff = initialBackoff;
         this.http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -51,6 +63,11 @@ public final class SchemaRegistryClient {
 
     public String baseUrl() {
         return baseUrl;
+    }
+
+    /** How this client authenticates: none, basic or bearer (never the credential). */
+    public String authKind() {
+        return auth.toString();
     }
 
     /** POST /subjects/{subject}/versions: registers (or finds) the schema, returns its global id. */
@@ -134,6 +151,9 @@ public final class SchemaRegistryClient {
         final HttpRequest.Builder b = HttpRequest.newBuilder(uri)
                 .timeout(Duration.ofSeconds(30))
                 .header("Accept", CONTENT_TYPE + ", application/json");
+        if (auth.header() != null) {
+            b.header("Authorization", auth.header());
+        }
         if (body != null) {
             b.header("Content-Type", CONTENT_TYPE)
                     .method(method, HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
