@@ -64,7 +64,8 @@ class SecretsIT {
             final String url = "http://alice:" + PASSWORD + "@127.0.0.1:" + server.getAddress().getPort() + "/v1";
             // first as a user would run it: the preflight stops it with the server's (redacted) answer
             try (ChildCli demo = ChildCli.start(Map.of("GOODPUT_IT_KEY", KEY), "demo", "--fresh", "--data-dir",
-                    dir.resolve("unused").toString(), "--contract", "../config/contract.yaml", "--target", url,
+                    dir.resolve("unused").toString(), "--contract", "../config/contract.yaml", "--matrix",
+                    "../config/scenarios.yaml", "--prices", "../config/prices.yaml", "--target", url,
                     "--api-key-env", "GOODPUT_IT_KEY")) {
                 preflightExit = demo.waitForExit();
                 preflightOut = demo.output();
