@@ -1,6 +1,10 @@
 package dev.goodput.config;
 
+import java.net.URI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -33,6 +37,21 @@ public final class Redact {
     }
 
     /** The URL with its user info removed altogether: the address to connect to, print and stamp. */
+    /** The decoded user info of a URL ({@code user:secret}), or null when it has none or is not a URL. */
+    public static String userInfo(String url) {
+        try {
+            final String raw = URI.create(url).getRawUserInfo();
+            return raw == null ? null : URLDecoder.decode(raw, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** The {@code Authorization} value of HTTP basic authentication with {@code user:secret}. */
+    public static String basicAuthorization(String userInfo) {
+        return "Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8));
+    }
+
     public static String withoutUserInfo(String url) {
         return url == null ? null : URL_USERINFO.matcher(url).replaceAll("$1");
     }
@@ -78,7 +97,7 @@ public final class Redact {
             if (headerValue || attached != null) {
                 final String prefix = headerValue ? "" : attached;
                 final String h = a.substring(prefix.length());
-                final int sep = indexOfSeparator(h);
+                final int sep = headerSeparator(h);
                 if (sep > 0 && secretHeader(h.substring(0, sep))) {
                     a = prefix + h.substring(0, sep + 1) + MASK;
                 }
@@ -88,7 +107,11 @@ public final class Redact {
         return out;
     }
 
-    private static int indexOfSeparator(String header) {
+    /**
+     * Where a header given as {@code 'Name: value'} or {@code Name=value} splits: at whichever of ':'
+     * and '=' comes first, since a name holds neither and a value may hold both; -1 for neither.
+     */
+    public static int headerSeparator(String header) {
         final int eq = header.indexOf('=');
         final int colon = header.indexOf(':');
         return eq < 0 ? colon : colon < 0 ? eq : Math.min(eq, colon);

@@ -1,11 +1,9 @@
 package dev.goodput.registry;
 
-import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
+
+import dev.goodput.config.Redact;
 
 /**
  * Credentials for a secured Schema Registry, read from the client properties under Confluent's own
@@ -42,8 +40,7 @@ public final class RegistryAuth {
 
     /** Basic authentication with {@code user:secret}. */
     public static RegistryAuth basic(String userInfo) {
-        return new RegistryAuth("Basic " + Base64.getEncoder().encodeToString(userInfo.getBytes(StandardCharsets.UTF_8)),
-                "basic");
+        return new RegistryAuth(Redact.basicAuthorization(userInfo), "basic");
     }
 
     public static RegistryAuth bearer(String token) {
@@ -75,7 +72,7 @@ public final class RegistryAuth {
         }
         if (basicSource == null) {
             // Confluent's default source is URL: credentials in the URL are used when present
-            final String info = userInfo(url);
+            final String info = Redact.userInfo(url);
             return info == null ? NONE : basic(info);
         }
         switch (basicSource.toUpperCase(Locale.ROOT)) {
@@ -88,7 +85,7 @@ public final class RegistryAuth {
                 return basic(info.strip());
             }
             case "URL" -> {
-                final String info = userInfo(url);
+                final String info = Redact.userInfo(url);
                 if (info == null) {
                     throw new IllegalArgumentException("basic.auth.credentials.source=URL needs the credentials in the"
                             + " registry URL (http://KEY:SECRET@host:8081)");
@@ -103,14 +100,5 @@ public final class RegistryAuth {
     private static String get(Map<String, String> props, String name) {
         final String v = props.get(name);
         return v != null ? v : props.get("schema.registry." + name);
-    }
-
-    private static String userInfo(String url) {
-        try {
-            final String raw = URI.create(url).getRawUserInfo();
-            return raw == null ? null : URLDecoder.decode(raw, StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
     }
 }

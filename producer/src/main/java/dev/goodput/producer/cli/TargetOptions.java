@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.goodput.config.Durations;
+import dev.goodput.config.Redact;
 import dev.goodput.contract.Contract;
 import dev.goodput.producer.client.Target;
 import picocli.CommandLine.Option;
@@ -111,16 +112,11 @@ public final class TargetOptions {
         };
     }
 
-    /**
-     * Headers as curl and AIPerf write them ({@code 'Name: value'}) or as {@code Name=value}: split at
-     * whichever of ':' and '=' comes first, since a name holds neither and a value may hold both.
-     */
+    /** Headers as curl and AIPerf write them ({@code 'Name: value'}) or as {@code Name=value}. */
     static Map<String, String> headers(List<String> given) {
         final Map<String, String> out = new LinkedHashMap<>();
         for (String h : given) {
-            final int colon = h.indexOf(':');
-            final int eq = h.indexOf('=');
-            final int at = colon < 0 ? eq : eq < 0 ? colon : Math.min(colon, eq);
+            final int at = Redact.headerSeparator(h);
             final String name = at <= 0 ? "" : h.substring(0, at).strip();
             if (name.isEmpty() || !name.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
                 throw new IllegalArgumentException("--header must be 'Name: value' or Name=value, got a header without"

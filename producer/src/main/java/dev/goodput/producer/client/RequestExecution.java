@@ -96,7 +96,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
             final Map<String, String> headers = new LinkedHashMap<>();
             headers.put("Accept", "text/event-stream");
             headers.put("X-Request-Id", spec.requestId());
-            headers.putAll(target.requestHeaders());
+            headers.putAll(target.headers());
             final NioHttpClient nio = client.nio();
             final NioHttpClient.Call call = nio.prepare(target.endpoint(), headers, body(),
                     target.requestTimeout().toMillis(), target.stallTimeout().toMillis(), this);
@@ -113,7 +113,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 .headers(h -> {
                     h.put(HttpHeader.ACCEPT, "text/event-stream");
                     h.put("X-Request-Id", spec.requestId());
-                    target.requestHeaders().forEach(h::put);
+                    target.headers().forEach(h::put);
                 })
                 .body(new BytesRequestContent("application/json", body()))
                 .onRequestBegin(r -> actualSendUs = clock.nowMicros());

@@ -2,7 +2,6 @@ package dev.goodput.producer.client;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,9 +20,10 @@ import dev.goodput.config.Redact;
  * @param baseUrl         API base, for example {@code http://127.0.0.1:8000/v1} (vLLM, SGLang, TGI, llama.cpp, Ollama)
  * @param chat            {@code /chat/completions} when true, {@code /completions} when false
  * @param model           model name sent in every request
- * @param apiKeyFrom      where the API key is read: an environment variable's name, or {@code file:PATH}; null for
- *                        none. The key itself is never held in this record, logged, published or recorded
- * @param headers         extra request headers
+ * @param apiKeyFrom      where the API key is read, once, here: an environment variable's name, or {@code file:PATH};
+ *                        null for none. It is sent as a bearer token and never logged, published or recorded
+ * @param headers         every request's headers: the extra ones given, then the credential (the API key, else the
+ *                        URL's user info) as {@code Authorization} unless one was given
  * @param targetId        deployment name stamped on request events
  * @param requestTimeout  a request still running after this is ended with status TIMEOUT
  * @param stallTimeout    a stream with no bytes for this long is ended with status TIMEOUT
@@ -33,6 +33,7 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyFr
                      String targetId, Duration requestTimeout, Duration stallTimeout, boolean continuousUsage) {
 
     /**
+     * The credential is resolved once: a key read from a file is not read again per request.
      * Credentials in the URL ({@code http://user:secret@host/v1}) become an {@code Authorization:
      * Basic} header and leave the URL, so the address that is printed, stamped on events and recorded
      * in reports carries none; the target id loses them too.
@@ -44,16 +45,16 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyFr
                     + Redact.url(baseUrl));
         }
         final Map<String, String> h = new LinkedHashMap<>(headers);
-        if (given.getRawUserInfo() != null) {
-            final String userInfo = URLDecoder.decode(given.getRawUserInfo(), StandardCharsets.UTF_8);
-            // an API key given as well wins: it is the credential the user named explicitly
-            final boolean keyGiven = apiKey(apiKeyFrom) != null;
-            if (!keyGiven && h.keySet().stream().noneMatch(k -> k.equalsIgnoreCase("Authorization"))) {
-                h.put("Authorization", "Basic " + Base64.getEncoder().encodeToString(
-                        userInfo.getBytes(StandardCharsets.UTF_8)));
+        // an Authorization header given wins, then the API key (the credential named explicitly), then the URL's
+        if (h.keySet().stream().noneMatch(k -> k.equalsIgnoreCase("Authorization"))) {
+            final String key = apiKey(apiKeyFrom);
+            if (key != null && !key.isEmpty()) {
+                h.put("Authorization", "Bearer " + key);
+            } else if (Redact.userInfo(baseUrl) != null) {
+                h.put("Authorization", Redact.basicAuthorization(Redact.userInfo(baseUrl)));
             }
-            baseUrl = Redact.withoutUserInfo(baseUrl);
         }
+        baseUrl = Redact.withoutUserInfo(baseUrl);
         if (targetId != null && targetId.contains("@")) {
             targetId = targetId.substring(targetId.lastIndexOf('@') + 1);
         }
@@ -90,27 +91,9 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyFr
         return URI.create(q < 0 ? path : path + baseUrl.substring(q));
     }
 
-    /** The headers every request carries: the API key as a bearer token, then the extra headers (which win). */
-    public Map<String, String> requestHeaders() {
-        final Map<String, String> h = new LinkedHashMap<>();
-        final String key = apiKey();
-        if (key != null && !key.isEmpty()) {
-            h.put("Authorization", "Bearer " + key);
-        }
-        headers.forEach((k, v) -> {
-            h.keySet().removeIf(existing -> existing.equalsIgnoreCase(k));
-            h.put(k, v);
-        });
-        return h;
-    }
-
-    /** The secrets this target sends (API key, credential headers): masked wherever a server echoes them. */
+    /** The secrets this target sends (its credential headers, the API key among them): masked wherever a server echoes them. */
     public List<String> secrets() {
         final List<String> s = new ArrayList<>();
-        final String key = apiKey();
-        if (key != null && !key.isEmpty()) {
-            s.add(key);
-        }
         headers.forEach((k, v) -> {
             if (Redact.secretHeader(k)) {
                 s.add(v);
@@ -135,11 +118,16 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyFr
         return s;
     }
 
-    /** The API key from its environment variable or file, or null. */
-    String apiKey() {
-        return apiKey(apiKeyFrom);
+    /** A target as it may be logged: credential header values masked. */
+    @Override
+    public String toString() {
+        final Map<String, String> shown = new LinkedHashMap<>();
+        headers.forEach((k, v) -> shown.put(k, Redact.secretHeader(k) ? Redact.MASK : v));
+        return "Target[" + baseUrl + ", " + (chat ? "chat" : "completions") + ", model " + model + ", headers " + shown
+                + ", id " + targetId + "]";
     }
 
+    /** The API key from its environment variable or file, or null. */
     private static String apiKey(String from) {
         if (from == null) {
             return null;

@@ -79,7 +79,7 @@ public final class TargetPreflight {
     static String models(Target target) {
         final URI uri = target.modelsUri();
         final HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(MODELS_TIMEOUT).GET();
-        target.requestHeaders().forEach((k, v) -> {
+        target.headers().forEach((k, v) -> {
             if (!restricted(k)) {
                 b.header(k, v);
             }

@@ -2,12 +2,16 @@ package dev.goodput.producer.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TargetTest {
 
@@ -24,6 +28,22 @@ class TargetTest {
         assertThat(t.headers().get("Authorization"))
                 .isEqualTo("Basic " + Base64.getEncoder().encodeToString("alice:pw@x".getBytes(StandardCharsets.UTF_8)));
         assertThat(t.secrets()).contains("pw@x");
+    }
+
+    @Test
+    void aKeyFileIsReadOnceIntoTheBearerHeaderAndAGivenAuthorizationWins(@TempDir Path dir) throws IOException {
+        final Path file = dir.resolve("key");
+        Files.writeString(file, "sk-fromFile123456\n");
+        final Target t = new Target("http://u:p@h:1/v1", true, "m", "file:" + file, Map.of("X-Team", "a"), "h:1",
+                Duration.ofSeconds(5), Duration.ofSeconds(5), false);
+        Files.delete(file);
+        // the file is gone: every request still carries the key read at start
+        assertThat(t.headers()).containsEntry("Authorization", "Bearer sk-fromFile123456").containsEntry("X-Team", "a");
+        assertThat(t.secrets()).contains("sk-fromFile123456");
+        assertThat(t.toString()).doesNotContain("sk-fromFile123456").contains("Authorization=***");
+        final Target given = new Target("http://h:1/v1", true, "m", null, Map.of("authorization", "Bearer other"), "h:1",
+                Duration.ofSeconds(5), Duration.ofSeconds(5), false);
+        assertThat(given.headers()).containsOnlyKeys("authorization");
     }
 
     @Test
