@@ -11,13 +11,14 @@ import org.HdrHistogram.Histogram;
 /**
  * The console block at the end of a run or scenario, laid out line for line like vLLM's
  * {@code bench serve} "Serving Benchmark Result" (so it reads at a glance), with Goodput's additions
- * below it. Every figure is computed by {@link Definitions} and {@link Histograms}; medians and
+ * below it (vLLM's request goodput in vLLM's place). Every figure is computed by {@link Definitions} and {@link Histograms}; medians and
  * percentiles are HdrHistogram's (3 significant digits), where vLLM's are numpy's over the samples.
  *
+ * @param good      good requests (SLO and quality verdicts passed): vLLM's request goodput, and the good %
  * @param latency   histograms in microseconds by metric: any of ttft, tpot, itl, e2e (a missing one is left out)
- * @param additions Goodput's lines (label, value), in order
+ * @param additions Goodput's other lines (label, value), in order, after the good %
  */
-public record ServingSummary(String title, long successful, long failed, double durationS, long inputTokens,
+public record ServingSummary(String title, long successful, long failed, long good, double durationS, long inputTokens,
                              long outputTokens, Map<String, Histogram> latency, Map<String, String> additions) {
 
     private static final int WIDTH = 50;
@@ -40,8 +41,9 @@ public record ServingSummary(String title, long successful, long failed, double 
         out.add(row("Total input tokens:", Long.toString(inputTokens)));
         out.add(row("Total generated tokens:", Long.toString(outputTokens)));
         out.add(row("Request throughput (req/s):", fixed(Definitions.perSecond(successful, durationS))));
+        out.add(row("Request goodput (req/s):", fixed(Definitions.perSecond(good, durationS))));
         out.add(row("Output token throughput (tok/s):", fixed(Definitions.perSecond(outputTokens, durationS))));
-        out.add(row("Total Token throughput (tok/s):", fixed(Definitions.perSecond(inputTokens + outputTokens, durationS))));
+        out.add(row("Total token throughput (tok/s):", fixed(Definitions.perSecond(inputTokens + outputTokens, durationS))));
         SECTIONS.forEach((metric, names) -> {
             final Histogram h = latency.get(metric);
             if (h == null) {
@@ -53,10 +55,9 @@ public record ServingSummary(String title, long successful, long failed, double 
             out.add(row("Median " + names[1] + " (ms):", ms(p.count(), p.p50())));
             out.add(row("P99 " + names[1] + " (ms):", ms(p.count(), p.p99())));
         });
-        if (!additions.isEmpty()) {
-            out.add(rule("Goodput", '-'));
-            additions.forEach((label, value) -> out.add(row(label + ":", value)));
-        }
+        out.add(rule("Goodput", '-'));
+        out.add(row("Good requests (%):", fixed(100 * Definitions.goodFraction(good, successful + failed))));
+        additions.forEach((label, value) -> out.add(row(label + ":", value)));
         out.add(String.valueOf('=').repeat(WIDTH));
         return out;
     }
@@ -68,9 +69,9 @@ public record ServingSummary(String title, long successful, long failed, double 
         return String.valueOf(c).repeat(left) + text + String.valueOf(c).repeat(pad - left);
     }
 
-    /** vLLM's {@code "{:<40} {:<10}"}. */
+    /** vLLM's {@code "{:<40} {:<10}"}, padding included, so a line reads as vLLM's byte for byte. */
     static String row(String label, String value) {
-        return String.format(Locale.ROOT, "%-40s %-10s", label, value).stripTrailing();
+        return String.format(Locale.ROOT, "%-40s %-10s", label, value);
     }
 
     private static String fixed(double v) {

@@ -132,8 +132,6 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
             shown.put(m, latency.get(m));
         }
         final Map<String, String> additions = new LinkedHashMap<>();
-        additions.put("Good requests (%)", String.format(Locale.ROOT, "%.2f", 100 * goodFraction));
-        additions.put("Request goodput (req/s)", String.format(Locale.ROOT, "%.2f", goodputRps));
         additions.put("Cost per successful 1M tokens (USD)", costPerSuccessfulM == null ? "not priced"
                 : String.format(Locale.ROOT, "%.4f", costPerSuccessfulM));
         final List<String> limits = new ArrayList<>();
@@ -149,8 +147,8 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
                     + p99.verdict().minSamples() + ")");
         }
         additions.put("Validity", limits.isEmpty() ? "valid" : String.join("; ", limits));
-        return new ServingSummary("Serving Benchmark Result", ok, requests - ok, measuredSeconds, inputTokens, tokensOk,
-                shown, additions);
+        return new ServingSummary("Serving Benchmark Result", ok, requests - ok, good, measuredSeconds, inputTokens,
+                tokensOk, shown, additions);
     }
 
     /** Early stopping on a metric's ascending samples. */

@@ -28,7 +28,7 @@ class ScenarioServingTest {
                 .setE2e(LatencySummaries.of(Histograms.request())).build();
         final RunRecords r = RunRecords.select("r", null, List.of(a), List.of(), List.of(), List.of(w), List.of(), List.of());
         final ScenarioSummary s = ScenarioSummary.of(r).get(0);
-        final List<String> lines = s.serving(1234).lines();
+        final List<String> lines = s.serving(1234).lines().stream().map(String::stripTrailing).toList();
         assertThat(lines).contains(
                 String.format(Locale.ROOT, "%-40s %d", "Successful requests:", w.getRequestsOk()),
                 String.format(Locale.ROOT, "%-40s %d", "Failed requests:", w.getRequestsTotal() - w.getRequestsOk()),

@@ -5,7 +5,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,7 +17,6 @@ import com.sun.management.OperatingSystemMXBean;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
-import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Micros;
 import dev.goodput.metrics.ServingSummary;
 import dev.goodput.metrics.SloFlags;
@@ -281,14 +279,11 @@ public final class LoadRun {
         final long all = ok + stats.measuredFailed.sum();
         final Map<String, String> additions = new LinkedHashMap<>();
         additions.put("Objectives", SloFlags.text(s.identity().objectives()));
-        additions.put("Good requests (%)", String.format(Locale.ROOT, "%.2f",
-                100 * Definitions.goodFraction(stats.measuredGood.sum(), all)));
-        additions.put("Request goodput (req/s)", String.format(Locale.ROOT, "%.2f",
-                Definitions.perSecond(stats.measuredGood.sum(), seconds)));
         additions.put("Cost per successful 1M tokens", "priced by the sink (llm.cost, goodput report)");
         additions.put("Validity", summary.getGeneratorSaturated() ? "GENERATOR SATURATED (dispatch lateness p99 "
                 + summary.getLatenessP99Us() / 1000.0 + " ms)" : "generator kept its schedule");
-        return new ServingSummary("Serving Benchmark Result", ok, all - ok, seconds, stats.measuredInputTokens.sum(),
+        return new ServingSummary("Serving Benchmark Result", ok, all - ok, stats.measuredGood.sum(), seconds,
+                stats.measuredInputTokens.sum(),
                 stats.measuredOutputTokens.sum(), stats.latency(), additions);
     }
 
