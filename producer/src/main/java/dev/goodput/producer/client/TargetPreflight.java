@@ -23,6 +23,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.config.Preflight;
 import dev.goodput.config.Redact;
+import dev.goodput.metrics.Micros;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Prompts;
@@ -59,7 +60,7 @@ public final class TargetPreflight {
         }
         return String.format(Locale.ROOT, "preflight: %s; one test request answered %d chunk(s) in %.1f ms",
                 models, e.getContentChunks(),
-                (e.getCompletionTimeUs().toEpochMilli() - e.getActualSendTimeUs().toEpochMilli()) * 1.0);
+                (Micros.of(e.getCompletionTimeUs()) - Micros.of(e.getActualSendTimeUs())) / 1000.0);
     }
 
     private static String hint(String errorClass) {
