@@ -2,7 +2,6 @@ package dev.goodput.producer;
 
 import java.io.PrintStream;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 import dev.goodput.avro.RunSummary;
 import dev.goodput.producer.client.StreamingClient;
@@ -60,9 +59,8 @@ public final class Generator implements AutoCloseable {
         outcome.add(summary, run.errors());
         run.servingSummary(summary).lines().forEach(out::println);
         if (summary.getRequests() > 0 && summary.getRequestsOk() == 0) {
-            out.printf(Locale.ROOT, "warning: no request of %s succeeded:%s%n", summary.getScenarioId(),
-                    run.errors().top(RunOutcome.TOP).stream().map(e -> " " + e.errorClass() + " x" + e.count() + " (e.g. "
-                            + e.example() + ")").collect(Collectors.joining(";")));
+            out.printf(Locale.ROOT, "warning: no request of %s succeeded. Top error classes:%n", summary.getScenarioId());
+            run.errors().lines(RunOutcome.TOP).forEach(out::println);
         }
         return summary;
     }

@@ -25,19 +25,13 @@ public final class RunOutcome {
         errors.addAll(scenarioErrors);
     }
 
-    public synchronized boolean noneSucceeded() {
-        return requests > 0 && ok == 0;
-    }
-
     /** 0, or 1 after printing the top error classes with one example each when no request succeeded. */
     public synchronized int exitCode(PrintStream out) {
-        if (!noneSucceeded()) {
+        if (requests == 0 || ok > 0) {
             return 0;
         }
         out.printf(Locale.ROOT, "FAILED: none of the run's %d requests succeeded. Top error classes:%n", requests);
-        for (ErrorClasses.Entry e : errors.top(TOP)) {
-            out.printf(Locale.ROOT, "  %-12s %6d  e.g. %s%n", e.errorClass(), e.count(), e.example());
-        }
+        errors.lines(TOP).forEach(out::println);
         out.flush();
         return 1;
     }

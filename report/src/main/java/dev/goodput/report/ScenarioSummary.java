@@ -34,13 +34,15 @@ import org.HdrHistogram.Histogram;
  * @param costPerSuccessfulM null when no window was priced or nothing good was produced
  * @param earlyStopping   by metric (ttft, tpot, e2e): the p99 verdict over the ok requests
  * @param allFinal        false when a window had not closed when the report was made
+ * @param inputTokens     prompt tokens of the OK requests (vLLM's "Total input tokens")
  */
 public record ScenarioSummary(String scenarioId, String contractId, String arrival, double load, boolean closedLoop,
                               double measuredSeconds, int windows, boolean allFinal, long requests, long ok, long errors,
                               long timeouts, long abandoned, Map<String, Long> errorsByClass, long sloPass, long qualityPass,
                               long good, long tokensOk, long tokensGood, double goodputRps, double goodFraction,
                               double tokensPerS, double inFlight, Map<String, Histogram> latency, Double costPerSuccessfulM,
-                              Double hourlyCostUsd, Map<String, Tail> earlyStopping, boolean generatorSaturated) {
+                              Double hourlyCostUsd, Map<String, Tail> earlyStopping, boolean generatorSaturated,
+                              long inputTokens) {
 
     /** The metrics with latency histograms, in display order. */
     public static final List<String> METRICS = List.of("ttft", "ttfat", "itl", "tpot", "e2e");
@@ -116,17 +118,17 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
                 closed ? first.getConcurrency() : first.getRateRps() == null ? 0 : first.getRateRps(), closed, seconds,
                 windows.size(), allFinal, requests, ok, errors, timeouts, abandoned, byClass, slo, quality, good, tokOk, tokGood,
                 Definitions.perSecond(good, seconds), Definitions.goodFraction(good, requests), Definitions.perSecond(tokOk, seconds),
-                inFlight, latency, Double.isNaN(perM) ? null : perM, hourly, tails, saturated);
+                inFlight, latency, Double.isNaN(perM) ? null : perM, hourly, tails, saturated,
+                verdicts.stream().filter(v -> v.getStatus() == RequestStatus.OK && v.getPromptTokens() != null)
+                        .mapToLong(RequestVerdict::getPromptTokens).sum());
     }
 
     /**
      * This scenario as vLLM's bench serve prints its result, from the pipeline's final windows, with
      * Goodput's additions: good requests, goodput, cost per successful 1M tokens, and what limits the
      * figures' validity.
-     *
-     * @param inputTokens the prompt tokens of the scenario's OK requests (vLLM's "Total input tokens")
      */
-    public ServingSummary serving(long inputTokens) {
+    public ServingSummary serving() {
         final Map<String, Histogram> shown = new LinkedHashMap<>();
         for (String m : List.of("ttft", "tpot", "itl", "e2e")) {
             shown.put(m, latency.get(m));

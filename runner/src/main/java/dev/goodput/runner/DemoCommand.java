@@ -16,7 +16,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import dev.goodput.avro.GpuPrice;
-import dev.goodput.avro.RequestStatus;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
@@ -147,15 +146,13 @@ final class DemoCommand implements Callable<Integer> {
         final CountDownLatch stop = new CountDownLatch(1);
         final CountDownLatch finished = new CountDownLatch(1);
         final AtomicReference<String> failedPart = this.failedPart;
-        final String externalTarget = targetOptions.url();
-        if (externalTarget != null) {
+        final String givenTargetarget = targetOptions.url();
+        final Target givenTarget = givenTargetarget == null ? null : targetOptions.target(givenTargetarget, contract, null);
+        if (givenTarget != null && !targetOptions.skipPreflight()) {
             // before anything starts: a wrong URL, key or model ends the demo in seconds, with the server's answer
-            final Target probe = targetOptions.target(externalTarget, contract, null);
-            if (!targetOptions.skipPreflight()) {
-                try (StreamingClient client = new StreamingClient(16)) {
-                    out.println(TargetPreflight.check(client, probe, corpus, RunIdentity.of(contract, "preflight",
-                            probe.targetId())));
-                }
+            try (StreamingClient client = new StreamingClient(16)) {
+                out.println(TargetPreflight.check(client, givenTarget, corpus, RunIdentity.of(contract, "preflight",
+                        givenTarget.targetId())));
             }
         }
         if (!connection.namesCluster()) {
@@ -196,8 +193,8 @@ final class DemoCommand implements Callable<Integer> {
                         cluster.bootstrapServers(), cluster.kafka().lastStartTime().toMillis(), dataDir);
             }
             out.printf(Locale.ROOT, "  registry   %s%n", registry.baseUrl());
-            out.printf(Locale.ROOT, externalTarget == null ? "  simulator  %s  (OpenAI-compatible, streaming)%n"
-                    : "  target     %s  (the simulator is idle)%n", externalTarget == null ? sim.baseUrl() : Redact.withoutUserInfo(externalTarget));
+            out.printf(Locale.ROOT, givenTargetarget == null ? "  simulator  %s  (OpenAI-compatible, streaming)%n"
+                    : "  target     %s  (the simulator is idle)%n", givenTargetarget == null ? sim.baseUrl() : Redact.withoutUserInfo(givenTargetarget));
             out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
                     .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
             out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,
@@ -225,8 +222,7 @@ final class DemoCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
             out.flush();
-            final Target target = targetOptions.target(externalTarget != null ? externalTarget : sim.baseUrl(), contract,
-                    externalTarget != null ? null : "simulator");
+            final Target target = givenTarget != null ? givenTarget : targetOptions.target(sim.baseUrl(), contract, "simulator");
             final String targetVersion = Provenance.probeTarget(target.baseUrl());
             RunOutcome outcome = null;
             // an external broker or registry can go away under the demo: say so, as the separate commands do
@@ -237,7 +233,7 @@ final class DemoCommand implements Callable<Integer> {
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000, runId)
                             .closeWindowsAfter(streamsConfig.window().plus(streamsConfig.grace())), out)) {
                 outcome = generator.outcome();
-                final Thread load = new Thread(() -> loop(generator, matrix, contract, corpus, target, runId, stop),
+                final Thread load = new Thread(() -> loop(generator, matrix, contract, objectives, corpus, target, runId, stop),
                         "goodput-demo-load");
                 load.start();
                 watch(streams, streamsFailures, sink, stop, failedPart);
@@ -329,11 +325,8 @@ final class DemoCommand implements Callable<Integer> {
         }
         final Map<String, Long> dlq = DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart);
         for (ScenarioSummary s : ScenarioSummary.of(records)) {
-            final long input = records.verdicts().stream()
-                    .filter(v -> v.getScenarioId().equals(s.scenarioId()) && v.getStatus() == RequestStatus.OK)
-                    .mapToLong(v -> v.getPromptTokens() == null ? 0 : v.getPromptTokens()).sum();
             out.println("scenario " + s.scenarioId() + " (from the pipeline's final windows and the sink's prices):");
-            s.serving(input).lines().forEach(out::println);
+            s.serving().lines().forEach(out::println);
         }
         account(out, records, dlq);
         final Path page = ReportCommand.write(records.withDeadLetters(dlq), List.of(contractFile), reportDir.resolve(runId),
@@ -362,7 +355,8 @@ final class DemoCommand implements Callable<Integer> {
                         .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")) + ")");
     }
 
-    private void loop(Generator g, Matrix matrix, Contract contract, Corpus corpus, Target target, String runId,
+    private void loop(Generator g, Matrix matrix, Contract contract, Contract.Objectives objectives, Corpus corpus,
+                      Target target, String runId,
                       CountDownLatch stop) {
         final double seconds = scenarioSeconds != null ? scenarioSeconds : matrix.durationS();
         try {
@@ -372,8 +366,8 @@ final class DemoCommand implements Callable<Integer> {
                         return;
                     }
                     final RunIdentity identity = RunIdentity.of(contract, runId, target.targetId());
-                    g.run(new LoadRun.Settings(target, goodput == null ? identity
-                            : identity.withObjectives(SloFlags.parse(goodput)), sc, corpus,
+                    g.run(new LoadRun.Settings(target, objectives == null ? identity : identity.withObjectives(objectives),
+                            sc, corpus,
                             "demo", contract.arrival().process(), contract.arrival().burstiness(),
                             contract.arrival().warmupS(), seconds, null, 0, null, 1_000, 1, Duration.ofSeconds(5)));
                 }

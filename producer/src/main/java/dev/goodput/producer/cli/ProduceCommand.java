@@ -204,9 +204,7 @@ public final class ProduceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         checkRanges();
-        if (goodput != null) {
-            objectives();
-        }
+        final Contract.Objectives objectives = goodput == null ? null : objectives();
         final PrintStream out = System.out;
         final TimingPriority priority = timingPriority();
         final Contract contract = ContractLoader.load(contractFile);
@@ -262,8 +260,8 @@ public final class ProduceCommand implements Callable<Integer> {
                 Runtime.getRuntime().addShutdownHook(hook);
                 client = null;
                 outcome = g.outcome();
-                final RunIdentity identity = goodput == null ? RunIdentity.of(contract, run, t.targetId())
-                        : RunIdentity.of(contract, run, t.targetId()).withObjectives(objectives());
+                final RunIdentity contractual = RunIdentity.of(contract, run, t.targetId());
+                final RunIdentity identity = objectives == null ? contractual : contractual.withObjectives(objectives);
                 for (Scenario sc : scenarios) {
                     if (g.stopped()) {
                         break;

@@ -3,6 +3,7 @@ package dev.goodput.producer.load;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,7 +43,9 @@ public final class ErrorClasses {
         return all.subList(0, Math.min(n, all.size()));
     }
 
-    public boolean isEmpty() {
-        return counts.isEmpty();
+    /** The {@code n} largest classes as console lines: class, count, one example message. */
+    public List<String> lines(int n) {
+        return top(n).stream().map(e -> String.format(Locale.ROOT, "  %-12s %6d  e.g. %s", e.errorClass(), e.count(),
+                e.example())).toList();
     }
 }
