@@ -174,7 +174,7 @@ final class DemoCommand implements Callable<Integer> {
             final String runId = "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
             final Properties props = external ? connection.kafka(null) : Connection.kafka(null,
                     cluster.bootstrapServers());
-            final SchemaRegistryClient registry = external ? connection.registry()
+            final SchemaRegistryClient registry = external ? connection.registry(props)
                     : new SchemaRegistryClient(cluster.registryUrl());
             if (external) {
                 try (Admin admin = Admin.create(

@@ -34,7 +34,7 @@ final class ReadTarget implements AutoCloseable {
                     Connection.registry(local.registryUrl()), "--data-dir " + dataDir);
         }
         final Properties client = connection.kafka(clientConfig);
-        final SchemaRegistryClient registry = connection.registry();
+        final SchemaRegistryClient registry = connection.registry(client);
         return new ReadTarget(null, client, registry, "--bootstrap-server " + client.getProperty("bootstrap.servers")
                 + " --schema-registry " + registry.baseUrl());
     }

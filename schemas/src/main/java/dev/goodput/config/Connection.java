@@ -58,19 +58,19 @@ public final class Connection {
     }
 
     /**
-     * A client for --schema-registry, checked to answer; authenticated as the --command-config file
-     * (or GOODPUT_KAFKA_* variables) says under Confluent's names (basic.auth.credentials.source, ...).
+     * A client for --schema-registry, checked to answer; authenticated as {@code clientProps} (the
+     * command's merged client properties, from {@link #kafka}) say under Confluent's names
+     * (basic.auth.credentials.source, ...), so one properties file serves Kafka and the registry.
      */
-    public SchemaRegistryClient registry() {
-        final Properties p = ClientConfig.merge(commandConfig, System.getenv(), Map.of(), Map.of());
+    public SchemaRegistryClient registry(Properties clientProps) {
         final Map<String, String> props = new HashMap<>();
-        p.stringPropertyNames().forEach(k -> props.put(k, p.getProperty(k)));
+        clientProps.stringPropertyNames().forEach(k -> props.put(k, clientProps.getProperty(k)));
         final RegistryAuth auth;
         try {
             auth = RegistryAuth.from(props, registryUrl);
         } catch (IllegalArgumentException e) {
-            throw new ConfigException("client properties", commandConfig != null ? commandConfig.toString()
-                    : "(GOODPUT_KAFKA_* variables)", List.of(e.getMessage()));
+            throw new ConfigException("client properties", "(the properties file and GOODPUT_KAFKA_* variables)",
+                    List.of(e.getMessage()));
         }
         final SchemaRegistryClient client = new SchemaRegistryClient(registryUrl, auth);
         Preflight.registry(client);

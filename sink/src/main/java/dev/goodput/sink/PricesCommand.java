@@ -33,7 +33,7 @@ public final class PricesCommand implements Callable<Integer> {
     public Integer call() {
         final List<GpuPrice> prices = PricesFile.load(file);
         final Properties client = connection.kafka(producerConfig);
-        final SchemaRegistryClient registry = connection.registry();
+        final SchemaRegistryClient registry = connection.registry(client);
         try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES), (short) 1);
         }

@@ -113,7 +113,7 @@ public final class SinkCommand implements Callable<Integer> {
         final Map<String, Double> peaks = SinkConfig.peaks(loaded.values());
         final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
         final Properties client = connection.kafka(streamsConfig);
-        final SchemaRegistryClient registry = connection.registry();
+        final SchemaRegistryClient registry = connection.registry(client);
         final SinkConfig config = SinkConfig.apply(SinkConfig.defaults(peaks), merged);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded,
                 otlpEndpoint, stale, Stream.concat(lagGroups.stream(), Stream.of(applicationId))

@@ -70,7 +70,7 @@ public final class StreamsCommand implements Callable<Integer> {
         }
         final StreamsSettings config = config();
         final Properties client = connection.kafka(streamsConfig);
-        final SchemaRegistryClient registry = connection.registry();
+        final SchemaRegistryClient registry = connection.registry(client);
         final int partitions = StreamsApp.prepareTopics(client, config);
         final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),

@@ -234,7 +234,7 @@ public final class ProduceCommand implements Callable<Integer> {
                 out.println(TargetPreflight.check(client, t, corpus, RunIdentity.of(contract, "preflight", t.targetId())));
             }
             final Properties props = connection.kafka(producerConfig);
-            final SchemaRegistryClient registry = connection.registry();
+            final SchemaRegistryClient registry = connection.registry(props);
             // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
             try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
                 Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
