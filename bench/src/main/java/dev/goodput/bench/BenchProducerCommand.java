@@ -3,6 +3,7 @@ package dev.goodput.bench;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import dev.goodput.config.Home;
 import dev.goodput.producer.client.TimingPriority;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,7 +18,7 @@ public final class BenchProducerCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--corpus", defaultValue = "config/corpus/prompts.jsonl", description = "Prompt corpus (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--corpus", defaultValue = Home.CONFIG + "corpus/prompts.jsonl", description = "Prompt corpus (default: ${DEFAULT-VALUE}).")
     Path corpus;
 
     @Option(names = "--seconds", defaultValue = "20", description = "Seconds per measured phase (default: ${DEFAULT-VALUE}).")

@@ -3,6 +3,7 @@ package dev.goodput.bench;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
+import dev.goodput.config.Home;
 import dev.goodput.contract.load.ContractLoader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Option;
         description = "Benchmark the streams-app (broker and app in child JVMs); prints figures.")
 public final class BenchStreamsCommand implements Callable<Integer> {
 
-    @Option(names = "--contract", defaultValue = "config/contract.yaml")
+    @Option(names = "--contract", defaultValue = Home.CONFIG + "contract.yaml")
     Path contract;
 
     @Option(names = "--requests", defaultValue = "1000000", description = "Requests for the rate phase (default: ${DEFAULT-VALUE}).")

@@ -19,6 +19,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
+import dev.goodput.config.Home;
 import dev.goodput.config.Redact;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
@@ -72,14 +73,14 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--contract", defaultValue = Home.CONFIG + "contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
     Path contractFile;
 
     /** With --bootstrap-server (or --command-config), the demo runs on that cluster and registry, not embedded ones. */
     @CommandLine.Mixin
     Connection connection;
 
-    @Option(names = "--matrix", defaultValue = "config/scenarios.yaml", description = "Load matrix (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--matrix", defaultValue = Home.CONFIG + "scenarios.yaml", description = "Load matrix (default: ${DEFAULT-VALUE}).")
     Path matrixFile;
 
     @Option(names = "--data-dir", defaultValue = ".goodput/data", description = "Broker data, kept between runs (default: ${DEFAULT-VALUE}).")
@@ -97,7 +98,7 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--scenario-seconds", converter = Durations.Seconds.class, description = "Measured seconds per scenario (default: the matrix's duration_s).")
     Double scenarioSeconds;
 
-    @Option(names = "--prices", defaultValue = "config/prices.yaml", description = "GPU prices to publish (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--prices", defaultValue = Home.CONFIG + "prices.yaml", description = "GPU prices to publish (default: ${DEFAULT-VALUE}).")
     Path pricesFile;
 
     @Option(names = "--metrics-port", defaultValue = "0", description = "Prometheus endpoint port; 0 picks a free one.")

@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
 import dev.goodput.config.Connection;
+import dev.goodput.config.Home;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.report.Bundle;
@@ -72,7 +73,7 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     static List<Path> contractFiles(List<Path> given) {
-        return given.isEmpty() ? List.of(Path.of("config/contract.yaml")) : given;
+        return given.isEmpty() ? List.of(Home.config("contract.yaml")) : given;
     }
 
     /** The commands that made, report and recompute a run, for its provenance. */

@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
+import dev.goodput.config.Home;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
@@ -19,7 +20,7 @@ import picocli.CommandLine;
 @Command(name = "prices", mixinStandardHelpOptions = true, description = "Publish dated GPU prices (config/prices.yaml) to gpu.prices.")
 public final class PricesCommand implements Callable<Integer> {
 
-    @Option(names = "--file", defaultValue = "config/prices.yaml", description = "Price file (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--file", defaultValue = Home.CONFIG + "prices.yaml", description = "Price file (default: ${DEFAULT-VALUE}).")
     Path file;
 
     @CommandLine.Mixin

@@ -13,6 +13,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
+import dev.goodput.config.Home;
 import dev.goodput.config.Settings;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
@@ -61,7 +62,7 @@ public final class SinkCommand implements Callable<Integer> {
     Path pricesFile;
 
     @Option(names = "--contract", description = "Contract file(s), for each contract's configured peak tokens/s (utilization).")
-    List<Path> contracts = List.of(Path.of("config/contract.yaml"));
+    List<Path> contracts = List.of(Home.config("contract.yaml"));
 
     @Option(names = "--metrics-host", defaultValue = "127.0.0.1", description = "Metrics endpoint address (loopback by default).")
     String metricsHost;

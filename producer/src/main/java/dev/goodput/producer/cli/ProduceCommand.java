@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
+import dev.goodput.config.Home;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.failure.ConnectionWatch;
@@ -62,7 +63,7 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--simulate", description = "Start the built-in simulated inference server in this process and target it.")
     boolean simulate;
 
-    @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--contract", defaultValue = Home.CONFIG + "contract.yaml", description = "Contract file (default: ${DEFAULT-VALUE}).")
     Path contractFile;
 
     @Option(names = "--matrix", description = "Load matrix file, e.g. config/scenarios.yaml: every scenario is run in turn.")

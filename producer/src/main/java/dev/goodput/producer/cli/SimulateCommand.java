@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
+import dev.goodput.config.Home;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.producer.Corpus;
@@ -20,7 +21,7 @@ public final class SimulateCommand implements Callable<Integer> {
     @Option(names = "--port", defaultValue = "8000", description = "Port on 127.0.0.1 (default: ${DEFAULT-VALUE}).")
     int port;
 
-    @Option(names = "--contract", defaultValue = "config/contract.yaml", description = "Contract whose corpus gives the expected answers.")
+    @Option(names = "--contract", defaultValue = Home.CONFIG + "contract.yaml", description = "Contract whose corpus gives the expected answers.")
     Path contractFile;
 
     @Option(names = "--max-batch", defaultValue = "64", description = "Sequences decoded together.")

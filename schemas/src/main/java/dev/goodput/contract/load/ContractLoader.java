@@ -28,6 +28,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.goodput.config.ConfigException;
+import dev.goodput.config.Home;
 import dev.goodput.config.Yamls;
 import dev.goodput.contract.Contract;
 
@@ -116,7 +117,7 @@ public final class ContractLoader {
     /** Loads several contract files (config/contract.yaml when none are given), by contract id. */
     public static Map<String, Contract> loadAll(List<Path> files) {
         final Map<String, Contract> byId = new LinkedHashMap<>();
-        for (Path p : files.isEmpty() ? List.of(Path.of("config/contract.yaml")) : files) {
+        for (Path p : files.isEmpty() ? List.of(Home.config("contract.yaml")) : files) {
             final Contract c = load(p);
             byId.put(c.id(), c);
         }
