@@ -91,23 +91,28 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyFr
         return URI.create(q < 0 ? path : path + baseUrl.substring(q));
     }
 
-    /** The secrets this target sends (its credential headers, the API key among them): masked wherever a server echoes them. */
+    /**
+     * The secrets this target sends (its credential headers, the API key among them): masked wherever
+     * a server echoes them. The credentials come before the whole header values, so an echoed
+     * {@code Bearer <key>} reads {@code Bearer ***}, as the shape-based masking writes it too.
+     */
     public List<String> secrets() {
-        final List<String> s = new ArrayList<>();
+        final List<String> credentials = new ArrayList<>();
+        final List<String> values = new ArrayList<>();
         headers.forEach((k, v) -> {
             if (Redact.secretHeader(k)) {
-                s.add(v);
+                values.add(v);
                 final int space = v.indexOf(' ');
                 if (space > 0) {
-                    s.add(v.substring(space + 1));
+                    credentials.add(v.substring(space + 1));
                 }
                 if (v.startsWith("Basic ")) {
                     try {
                         final String decoded = new String(Base64.getDecoder().decode(v.substring(6)),
                                 StandardCharsets.UTF_8);
-                        s.add(decoded);
+                        credentials.add(decoded);
                         if (decoded.indexOf(':') > 0) {
-                            s.add(decoded.substring(decoded.indexOf(':') + 1));
+                            credentials.add(decoded.substring(decoded.indexOf(':') + 1));
                         }
                     } catch (IllegalArgumentException notBase64) {
                         // not ours to decode: the whole value is masked already
@@ -115,7 +120,8 @@ public record Target(String baseUrl, boolean chat, String model, String apiKeyFr
                 }
             }
         });
-        return s;
+        credentials.addAll(values);
+        return credentials;
     }
 
     /** A target as it may be logged: credential header values masked. */

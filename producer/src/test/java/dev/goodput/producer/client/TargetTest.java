@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.Map;
 
+import dev.goodput.config.Redact;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +41,8 @@ class TargetTest {
         // the file is gone: every request still carries the key read at start
         assertThat(t.headers()).containsEntry("Authorization", "Bearer sk-fromFile123456").containsEntry("X-Team", "a");
         assertThat(t.secrets()).contains("sk-fromFile123456");
+        assertThat(Redact.text("Incorrect API key provided: Bearer sk-fromFile123456", t.secrets()))
+                .isEqualTo("Incorrect API key provided: Bearer ***");
         assertThat(t.toString()).doesNotContain("sk-fromFile123456").contains("Authorization=***");
         final Target given = new Target("http://h:1/v1", true, "m", null, Map.of("authorization", "Bearer other"), "h:1",
                 Duration.ofSeconds(5), Duration.ofSeconds(5), false);
