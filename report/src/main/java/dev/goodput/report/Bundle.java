@@ -24,6 +24,7 @@ import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Micros;
 import dev.goodput.records.LatencySummaries;
+import dev.goodput.report.peers.PeerFiles;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -56,9 +57,12 @@ public final class Bundle {
             files.put("assumptions.json", JSON.writeValueAsBytes(assumptions(r)));
             files.put("summary.json", JSON.writeValueAsBytes(summary(r)));
             files.put("index.html", utf8(HtmlPage.render(r)));
+            files.putAll(PeerFiles.of(r));
             final Map<String, String> hashes = new LinkedHashMap<>();
             for (var e : files.entrySet()) {
-                Files.write(dir.resolve(e.getKey()), e.getValue());
+                final Path file = dir.resolve(e.getKey());
+                Files.createDirectories(file.getParent());
+                Files.write(file, e.getValue());
                 hashes.put(e.getKey(), ContractLoader.sha256(e.getValue()));
             }
             Files.write(dir.resolve("manifest.json"), JSON.writeValueAsBytes(manifest(r, hashes)));

@@ -14,13 +14,14 @@ import java.util.Map;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.report.peers.PeerResult;
 
 /**
  * Two report bundles side by side: the contracts' differences field by field (with a warning
  * for each one that makes the comparison unfair), then goodput, cost per successful 1M, quality
  * and latency percentiles for the whole run and for every scenario both ran.
  */
-public record Comparison(String nameA, String nameB, List<ContractDiff.Difference> differences, List<Row> rows) {
+public record Comparison(String nameA, String nameB, List<ContractDiff.Difference> differences, List<Row> rows, List<String> notes) {
 
     /** One figure of one scenario (or "all scenarios") in both runs. */
     public record Row(String scenario, String figure, Double a, Double b) {
@@ -47,22 +48,96 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
 
     /** Compares two bundle folders (each holding summary.json). */
     public static Comparison of(Path a, Path b) {
-        final JsonNode sa = read(a);
-        final JsonNode sb = read(b);
-        final ObjectMapper m = new ObjectMapper();
-        final Map<String, Object> ca = m.convertValue(sa.path("contract"), new TypeReference<>() { });
-        final Map<String, Object> cb = m.convertValue(sb.path("contract"), new TypeReference<>() { });
-        final List<Row> rows = new ArrayList<>();
-        rows(rows, "all scenarios", sa.path("total"), sb.path("total"));
-        final Map<String, JsonNode> byId = new LinkedHashMap<>();
-        sb.path("scenarios").forEach(s -> byId.put(s.path("scenario_id").asText(), s));
-        for (JsonNode s : sa.path("scenarios")) {
-            final JsonNode other = byId.get(s.path("scenario_id").asText());
-            if (other != null) {
-                rows(rows, s.path("scenario_id").asText(), s, other);
+        return of(a, b, null);
+    }
+
+    /** One side: a bundle's summary.json, or a peer's result file read into that shape. */
+    private record Side(String name, JsonNode summary, Map<String, Object> contract, PeerResult peer) {
+    }
+
+    /**
+     * Compares two results, each a report bundle folder (or its summary.json) or a peer's result
+     * file (vLLM {@code --save-result} JSON, AIPerf {@code profile_export_aiperf.json}, GuideLLM
+     * {@code benchmarks.json}); {@code scenario}, when set, compares that scenario of each side
+     * that has it instead of its whole run.
+     */
+    public static Comparison of(Path a, Path b, String scenario) {
+        final Side sa = side(a, scenario);
+        final Side sb = side(b, scenario);
+        final List<String> notes = new ArrayList<>();
+        final List<ContractDiff.Difference> differences = new ArrayList<>();
+        if (sa.peer() == null && sb.peer() == null) {
+            differences.addAll(ContractDiff.of(sa.contract(), sb.contract()));
+        } else {
+            notes.add("contracts: " + (sa.peer() != null && sb.peer() != null ? "neither side" : sa.peer() != null ? "A" : "B")
+                    + " records one, so the workloads cannot be checked field by field: compare runs of the same model, lengths and load");
+        }
+        for (Side s : List.of(sa, sb)) {
+            if (s.peer() != null) {
+                final String who = s == sa ? "A" : "B";
+                notes.add(who + " is " + s.peer().kind().label() + ": " + s.peer().caveat()
+                        + " (goodput replay --conventions recomputes a Goodput run under the tools' definitions)");
+                notes.add(who + " cannot give: " + String.join(", ", s.peer().missing()));
             }
         }
-        return new Comparison(name(sa, a), name(sb, b), ContractDiff.of(ca, cb), rows);
+        final int scenariosA = sa.summary().path("scenarios").size();
+        final int scenariosB = sb.summary().path("scenarios").size();
+        if (scenario == null && (sa.peer() != null || sb.peer() != null) && (scenariosA > 1 || scenariosB > 1)) {
+            notes.add("one side holds " + Math.max(scenariosA, scenariosB) + " scenarios and the other is one run: pass --scenario "
+                    + "to compare that run with one scenario");
+        }
+        final List<Row> rows = new ArrayList<>();
+        rows(rows, scenario != null ? scenario : "all scenarios", sa.summary().path("total"), sb.summary().path("total"));
+        if (scenario == null) {
+            final Map<String, JsonNode> byId = new LinkedHashMap<>();
+            sb.summary().path("scenarios").forEach(s -> byId.put(s.path("scenario_id").asText(), s));
+            for (JsonNode s : sa.summary().path("scenarios")) {
+                final JsonNode other = byId.get(s.path("scenario_id").asText());
+                if (other != null && !(scenariosA == 1 && scenariosB == 1)) {
+                    rows(rows, s.path("scenario_id").asText(), s, other);
+                }
+            }
+        }
+        return new Comparison(sa.name(), sb.name(), differences, rows, notes);
+    }
+
+    private static Side side(Path p, String scenario) {
+        final Path summaryFile = Files.isDirectory(p) ? p.resolve("summary.json") : p;
+        if (Files.isDirectory(p) || p.getFileName().toString().equals("summary.json")) {
+            final JsonNode s = pick(read(summaryFile, p), scenario, p);
+            final Map<String, Object> contract = new ObjectMapper().convertValue(s.path("contract"), new TypeReference<>() { });
+            return new Side(name(s, Files.isDirectory(p) ? p : p.getParent() == null ? p : p.getParent()), s, contract, null);
+        }
+        if (!Files.isRegularFile(p)) {
+            throw new IllegalArgumentException(p + " does not exist: give a report bundle folder or a result file of vLLM, AIPerf or GuideLLM");
+        }
+        final PeerResult peer = PeerResult.read(p);
+        if (peer == null) {
+            throw new IllegalArgumentException(p + " is neither a report bundle's summary.json nor a vLLM --save-result JSON, an AIPerf "
+                    + "profile_export_aiperf.json or a GuideLLM benchmarks.json");
+        }
+        return new Side(peer.summary().path("run_id").asText() + " (" + peer.kind().label() + ")", pick(peer.summary(), scenario, p),
+                null, peer);
+    }
+
+    /** The side's summary with {@code scenario}'s figures as its total, when a scenario is named and the side has it. */
+    private static JsonNode pick(JsonNode summary, String scenario, Path p) {
+        if (scenario == null) {
+            return summary;
+        }
+        final List<String> ids = new ArrayList<>();
+        for (JsonNode s : summary.path("scenarios")) {
+            ids.add(s.path("scenario_id").asText());
+            if (s.path("scenario_id").asText().equals(scenario)) {
+                final com.fasterxml.jackson.databind.node.ObjectNode copy = summary.deepCopy();
+                copy.set("total", s);
+                return copy;
+            }
+        }
+        if (ids.size() == 1) {
+            return summary;
+        }
+        throw new IllegalArgumentException(p + " has no scenario " + scenario + " (it has: " + String.join(", ", ids) + ")");
     }
 
     private static String name(JsonNode s, Path dir) {
@@ -85,9 +160,9 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
         return x.isNumber() ? x.asDouble() * scale : null;
     }
 
-    private static JsonNode read(Path bundle) {
+    private static JsonNode read(Path summary, Path bundle) {
         try {
-            return new ObjectMapper().readTree(Files.readAllBytes(bundle.resolve("summary.json")));
+            return new ObjectMapper().readTree(Files.readAllBytes(summary));
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(bundle + " is not a report bundle: it has no summary.json (make one with goodput report)");
         } catch (IOException e) {
@@ -118,6 +193,7 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
                     .map(d -> d.field() + " differs (" + d.why() + ")").toList()));
             sb.append(".\n");
         }
+        notes.forEach(n -> sb.append("NOTE: ").append(n).append('\n'));
         sb.append(String.format(Locale.ROOT, "%n%-24s %-20s %14s %14s %9s%n", "scenario", "figure", "A", "B", "B vs A"));
         for (Row r : rows) {
             sb.append(String.format(Locale.ROOT, "%-24s %-20s %14s %14s %9s%n", r.scenario(), r.figure(), fmt(r.a()), fmt(r.b()),
@@ -140,6 +216,9 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
         if (unfair()) {
             h.append("<p class=\"warn\" id=\"unfair\">This comparison is unfair: the contracts differ in fields that change the workload or "
                     + "how results are judged (marked below).</p>\n");
+        }
+        for (String n : notes) {
+            h.append("<p class=\"note\">").append(Fmt.html(n)).append("</p>\n");
         }
         h.append("<h2>Contract differences</h2>\n<table id=\"differences\"><tr><th>field</th><th>A</th><th>B</th><th>meaning</th></tr>\n");
         for (ContractDiff.Difference d : differences) {

@@ -2,13 +2,11 @@ package dev.goodput.report;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
@@ -65,7 +63,7 @@ public final class ConventionReplay {
                 .filter(r -> Conventions.us(r.getCompletionTimeUs()) >= fromUs && Conventions.us(r.getCompletionTimeUs()) < toUs)
                 .toList();
         // token events are many: only each chunk's arrival is kept, as they are read
-        final Chunks chunks = new Chunks();
+        final ChunkArrivals chunks = new ChunkArrivals();
         TopicSnapshot.forEach(client, Topics.TOKENS.name(), new AvroDeserializer<>(registry, TokenEvent.class), (t, partition) -> {
             if ((runId == null || t.getRunId().equals(runId)) && !t.getWarmup()) {
                 chunks.add(t);
@@ -77,12 +75,12 @@ public final class ConventionReplay {
     /** Recomputes request events and their token events under every convention, per scenario in order of appearance. */
     public static List<Scenario> compute(List<RequestEvent> requests, List<TokenEvent> tokens, Contract.Objectives objectives,
                                          Double qualityFloor) {
-        final Chunks chunks = new Chunks();
+        final ChunkArrivals chunks = new ChunkArrivals();
         tokens.forEach(chunks::add);
         return compute(requests, chunks, objectives, qualityFloor);
     }
 
-    private static List<Scenario> compute(List<RequestEvent> requests, Chunks chunks, Contract.Objectives objectives,
+    private static List<Scenario> compute(List<RequestEvent> requests, ChunkArrivals chunks, Contract.Objectives objectives,
                                           Double qualityFloor) {
         final Map<String, List<RequestEvent>> byScenario = new LinkedHashMap<>();
         final Map<String, RequestEvent> seen = new LinkedHashMap<>();
@@ -90,35 +88,13 @@ public final class ConventionReplay {
         seen.values().forEach(r -> byScenario.computeIfAbsent(r.getScenarioId(), k -> new ArrayList<>()).add(r));
         final List<Scenario> out = new ArrayList<>();
         for (var e : byScenario.entrySet()) {
-            out.add(scenario(e.getKey(), e.getValue(), chunks.arrivals, chunks.multiToken, objectives, qualityFloor));
+            out.add(scenario(e.getKey(), e.getValue(), chunks, objectives, qualityFloor));
         }
         return out;
     }
 
-    /** The content chunks' arrivals by request, in chunk order, and how many chunks carried several tokens. */
-    private static final class Chunks {
-        final Map<String, TreeMap<Integer, Long>> arrivals = new HashMap<>();
-        final Map<String, Integer> multiToken = new HashMap<>();
-
-        void add(TokenEvent t) {
-            final TreeMap<Integer, Long> chunks = arrivals.computeIfAbsent(t.getRequestId(), k -> new TreeMap<>());
-            final long at = Conventions.us(t.getArrivalTimeUs());
-            // a chunk before the one it follows (or after the one that follows it) is refused, as the
-            // streams-app refuses it (chunks_out_of_order): a gap is never negative
-            final Long before = chunks.get(t.getChunkIndex() - 1);
-            final Long after = chunks.get(t.getChunkIndex() + 1);
-            if (before != null && before > at || after != null && after < at) {
-                return;
-            }
-            // a chunk published twice (a producer retry) is one chunk
-            if (chunks.putIfAbsent(t.getChunkIndex(), at) == null && t.getTokens() > 1) {
-                multiToken.merge(t.getRequestId(), 1, Integer::sum);
-            }
-        }
-    }
-
-    private static Scenario scenario(String id, List<RequestEvent> requests, Map<String, TreeMap<Integer, Long>> chunks,
-                                     Map<String, Integer> multiToken, Contract.Objectives o, Double qualityFloor) {
+    private static Scenario scenario(String id, List<RequestEvent> requests, ChunkArrivals chunks, Contract.Objectives o,
+                                     Double qualityFloor) {
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         for (RequestEvent r : requests) {
@@ -144,7 +120,7 @@ public final class ConventionReplay {
             METRICS.forEach(m -> samples.put(m, new ArrayList<>()));
             long good = 0;
             for (RequestEvent r : ok) {
-                final long[] arrivals = arrivals(chunks.get(r.getRequestId()));
+                final long[] arrivals = chunks.arrivals(r.getRequestId());
                 final Conventions.Measures m = Conventions.measure(tool, r, arrivals);
                 samples.get("ttft").add(m.ttftUs());
                 if (!Double.isNaN(m.tpotUs())) {
@@ -173,7 +149,7 @@ public final class ConventionReplay {
                     if (!quality && Conventions.good(Conventions.Tool.GOODPUT, m, o, true)) {
                         qualityOnly++;
                     }
-                    multi += multiToken.getOrDefault(r.getRequestId(), 0);
+                    multi += chunks.multiTokenChunks(r.getRequestId());
                     // without per-chunk usage every chunk counts 1 token; the server's usage still tells
                     // when chunks carried several, which is where TPOT and per-chunk ITL part
                     if (r.getOutputTokens() > r.getContentChunks()) {
@@ -205,10 +181,6 @@ public final class ConventionReplay {
         }
         return new Stat(a.length, mean, a.length == 0 ? Double.NaN : h.getValueAtPercentile(50),
                 a.length == 0 ? Double.NaN : h.getValueAtPercentile(99));
-    }
-
-    private static long[] arrivals(TreeMap<Integer, Long> chunks) {
-        return chunks == null ? new long[0] : chunks.values().stream().mapToLong(Long::longValue).toArray();
     }
 
     /** The comparison as text: a table per scenario, then why the numbers differ. */

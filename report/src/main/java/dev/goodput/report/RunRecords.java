@@ -17,6 +17,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
@@ -37,15 +38,25 @@ import dev.goodput.topics.Topics;
  * @param deadLetters records refused to the DLQ during the run, by reason: the sum of the run's
  *                windows' {@code refused_events}, or what the demo counted on the DLQ itself
  *                ({@link #withDeadLetters}), which also holds records no window could be named for
+ * @param chunks  the content chunks of the run's requests (arrivals and tokens), from the token topic:
+ *                what per-request ITLs and the peers' result files need
  */
 public record RunRecords(String runId, String replayId, List<RunSummary> runs, List<RequestEvent> requests,
                          List<RequestVerdict> verdicts, List<WindowStats> windows, List<CostRecord> costs,
-                         List<GpuPrice> prices, Map<String, Long> skipped, Map<String, Long> deadLetters) {
+                         List<GpuPrice> prices, Map<String, Long> skipped, Map<String, Long> deadLetters,
+                         ChunkArrivals chunks) {
 
     /** The same run with the DLQ counts taken on the DLQ itself (the demo knows where its run began there). */
     public RunRecords withDeadLetters(Map<String, Long> counted) {
         return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped,
-                new TreeMap<>(counted));
+                new TreeMap<>(counted), chunks);
+    }
+
+    /** The same run with these token events' chunks (as read from the token topic). */
+    public RunRecords withTokens(List<TokenEvent> tokens) {
+        final ChunkArrivals c = new ChunkArrivals();
+        tokens.stream().filter(t -> t.getRunId().equals(runId)).forEach(c::add);
+        return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped, deadLetters, c);
     }
 
     /** Refused records by reason, summed over the windows' {@code refused_events}. */
@@ -75,8 +86,14 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 TopicSnapshot.read(client, Topics.WINDOW_STATS.name() + suffix, new AvroDeserializer<>(registry, WindowStats.class), skipped),
                 TopicSnapshot.read(client, Topics.COST.name() + suffix, new AvroDeserializer<>(registry, CostRecord.class), skipped),
                 TopicSnapshot.read(client, Topics.PRICES.name() + suffix, new AvroDeserializer<>(registry, GpuPrice.class), skipped));
+        final ChunkArrivals chunks = new ChunkArrivals();
+        TopicSnapshot.forEach(client, Topics.TOKENS.name(), new AvroDeserializer<>(registry, TokenEvent.class), (t, partition) -> {
+            if (t.getRunId().equals(r.runId())) {
+                chunks.add(t);
+            }
+        }, skipped);
         return new RunRecords(r.runId(), r.replayId(), r.runs(), r.requests(), r.verdicts(), r.windows(), r.costs(), r.prices(),
-                skipped.counts(), r.deadLetters());
+                skipped.counts(), r.deadLetters(), chunks);
     }
 
     /**
@@ -122,7 +139,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 allVerdicts.stream().filter(v -> v.getRunId().equals(runId)).collect(Collectors.toList()),
                 sorted, new ArrayList<>(costs.values()),
                 allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()), Map.of(),
-                refusedInWindows(sorted));
+                refusedInWindows(sorted), new ChunkArrivals());
     }
 
     /** What a scenario's generator is called when it left no run summary (killed mid-scenario). */

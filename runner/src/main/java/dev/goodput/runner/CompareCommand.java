@@ -13,21 +13,28 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine;
 
 /**
- * {@code goodput compare A B}: two report bundles side by side, with their contracts' differences
- * listed field by field and a warning when one makes the comparison unfair.
+ * {@code goodput compare A B}: two results side by side (report bundles, or a peer's result file as
+ * either side), with their contracts' differences listed field by field and a warning when one
+ * makes the comparison unfair.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
-        description = "Compare two report bundles: goodput, cost per successful 1M, quality, latency; contract differences.")
+        description = {"Compare two results: goodput, cost per successful 1M, quality, latency; contract differences.",
+                "Either side may be a report bundle or a peer's result file: a vLLM bench serve --save-result JSON, an AIPerf "
+                        + "profile_export_aiperf.json or a GuideLLM benchmarks.json (figures it cannot give are named)."})
 final class CompareCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Parameters(index = "0", description = "Report bundle A (a folder written by goodput report or goodput demo).")
+    @Parameters(index = "0", description = "Result A: a report bundle folder (written by goodput report or goodput demo) or a peer's result file.")
     Path a;
 
-    @Parameters(index = "1", description = "Report bundle B.")
+    @Parameters(index = "1", description = "Result B, likewise.")
     Path b;
+
+    @Option(names = "--scenario", paramLabel = "ID",
+            description = "Compare this scenario of each side that has several, instead of the whole run (for a peer file that holds one run).")
+    String scenario;
 
     @Option(names = "--out", description = "Also write compare.html there.")
     Path out;
@@ -39,7 +46,7 @@ final class CompareCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         final Comparison c;
         try {
-            c = Comparison.of(a, b);
+            c = Comparison.of(a, b, scenario);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

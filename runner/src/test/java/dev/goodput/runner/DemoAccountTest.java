@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import dev.goodput.avro.RunSummary;
+import dev.goodput.report.ChunkArrivals;
 import dev.goodput.report.RunRecords;
 import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,8 @@ class DemoAccountTest {
     private static String account(long requests, long warmup, int verdicts, Map<String, Long> dlq) {
         final RunSummary run = RunSummary.newBuilder(SampleRecords.runSummary()).setRequests(requests).setWarmupRequests(warmup).build();
         final RunRecords r = new RunRecords("run", null, List.of(run), List.of(),
-                Collections.nCopies(verdicts, SampleRecords.verdict()), List.of(), List.of(), List.of(), Map.of(), Map.of());
+                Collections.nCopies(verdicts, SampleRecords.verdict()), List.of(), List.of(), List.of(), Map.of(), Map.of(),
+                new ChunkArrivals());
         final ByteArrayOutputStream buf = new ByteArrayOutputStream();
         DemoCommand.account(new PrintStream(buf, true, StandardCharsets.UTF_8), r, dlq);
         return buf.toString(StandardCharsets.UTF_8);

@@ -218,6 +218,70 @@ class ReportIT {
     }
 
     @Test
+    void theBundleHoldsEveryScenarioInThePeersFormatsFromTheRunsOwnRequestsAndCompareReadsThem() throws Exception {
+        final ObjectMapper json = new ObjectMapper();
+        final var summary = json.readTree(bundleA.resolve("summary.json").toFile());
+        final var manifest = json.readTree(bundleA.resolve("manifest.json").toFile()).get("files_sha256");
+        // the run's measured requests by scenario, and each one's TTFT as AIPerf defines it (first content chunk - actual send)
+        final java.util.Map<String, java.util.Map<String, Double>> ttftMs = new java.util.TreeMap<>();
+        try (Stream<String> lines = Files.lines(bundleA.resolve("requests.jsonl"))) {
+            for (String l : (Iterable<String>) lines::iterator) {
+                final var r = json.readTree(l);
+                if (!r.get("warmup").asBoolean()) {
+                    ttftMs.computeIfAbsent(r.get("scenario_id").asText(), k -> new java.util.TreeMap<>()).put(r.get("request_id").asText(),
+                            r.get("status").asText().equals("OK") && r.hasNonNull("first_chunk_time_us")
+                                    ? (r.get("first_chunk_time_us").asLong() - r.get("actual_send_time_us").asLong()) / 1e3 : null);
+                }
+            }
+        }
+        assertThat(summary.get("scenarios")).hasSize(2);
+        final var guidellm = json.readTree(bundleA.resolve("peers/guidellm/benchmarks.json").toFile());
+        assertThat(guidellm.get("benchmarks")).hasSize(2);
+        int i = 0;
+        for (var sc : summary.get("scenarios")) {
+            final String id = sc.get("scenario_id").asText();
+            final java.util.Map<String, Double> requests = ttftMs.get(id);
+            final var vllm = json.readTree(bundleA.resolve("peers/vllm/" + id + ".json").toFile());
+            for (String k : List.of("request_throughput", "mean_ttft_ms", "p99_ttft_ms", "ttfts", "itls", "input_lens", "output_lens")) {
+                assertThat(vllm.has(k)).as(id + ": vLLM key " + k).isTrue();
+            }
+            assertThat(vllm.get("num_prompts").asInt()).as(id).isEqualTo(requests.size());
+            assertThat(vllm.get("ttfts")).hasSize(requests.size());
+            assertThat(vllm.get("completed").asLong()).isEqualTo(requests.values().stream().filter(v -> v != null).count());
+            final List<String> lines = Files.readAllLines(bundleA.resolve("peers/aiperf/" + id + "/profile_export.jsonl"));
+            assertThat(lines).hasSize(requests.size());
+            for (String l : lines) {
+                final var n = json.readTree(l);
+                final Double expected = requests.get(n.get("metadata").get("x_request_id").asText());
+                if (expected == null) {
+                    assertThat(n.get("error").isNull()).as(l).isFalse();
+                } else {
+                    assertThat(n.get("metrics").get("ttft").get("value").asDouble()).as(l).isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-9));
+                }
+            }
+            assertThat(json.readTree(bundleA.resolve("peers/aiperf/" + id + "/profile_export_aiperf.json").toFile()).get("records")
+                    .get("request_count").get("avg").asLong()).isEqualTo(vllm.get("completed").asLong());
+            assertThat(Files.readAllLines(bundleA.resolve("peers/aiperf/" + id + "/profile_export_aiperf.csv")).get(0))
+                    .isEqualTo("Metric,avg,min,max,p1,p5,p25,p50,p75,p90,p95,p99,std");
+            assertThat(guidellm.get("benchmarks").get(i++).get("metrics").get("request_totals").get("total").asInt()).isEqualTo(requests.size());
+            assertThat(manifest.has("peers/vllm/" + id + ".json")).isTrue();
+        }
+        final String first = summary.get("scenarios").get(0).get("scenario_id").asText();
+        final PrintStream stdout = System.out;
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        final int code;
+        try {
+            code = Main.run("compare", bundleA.toString(), bundleA.resolve("peers/vllm/" + first + ".json").toString(), "--scenario", first);
+        } finally {
+            System.setOut(stdout);
+        }
+        final String text = captured.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(text).isZero();
+        assertThat(text).contains("B is a vLLM bench serve result").contains("B cannot give: $ / successful 1M").contains("TTFT p99 ms");
+    }
+
+    @Test
     void compareListsTheOneDifferingFieldAndWarnsThatItIsUnfair() throws Exception {
         final PrintStream stdout = System.out;
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();

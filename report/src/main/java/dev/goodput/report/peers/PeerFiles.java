@@ -1,0 +1,66 @@
+package dev.goodput.report.peers;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RunSummary;
+import dev.goodput.report.Conventions;
+import dev.goodput.report.Report;
+
+/**
+ * The run in its peers' result formats, as files of the report bundle under {@code peers/}: per
+ * scenario a vLLM {@code bench serve --save-result --save-detailed} JSON and an AIPerf profile
+ * export (JSON, CSV, JSONL), and one GuideLLM {@code benchmarks.json} holding every scenario.
+ * Each is computed from the run's raw request and token events under that tool's definitions.
+ */
+public final class PeerFiles {
+
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private PeerFiles() {
+    }
+
+    /** The files by their path inside the bundle. */
+    public static Map<String, byte[]> of(Report r) throws JsonProcessingException {
+        final Map<String, byte[]> files = new LinkedHashMap<>();
+        final Map<String, RunSummary> scenarios = new LinkedHashMap<>();
+        r.run().runs().forEach(s -> scenarios.putIfAbsent(s.getScenarioId(), s));
+        final Map<String, List<Exchange>> vllm = Exchange.byScenario(r.run(), Conventions.Tool.VLLM);
+        final Map<String, List<Exchange>> aiperf = Exchange.byScenario(r.run(), Conventions.Tool.AIPERF);
+        final String command = r.provenance().commands().values().stream().findFirst().orElse("goodput");
+        for (String id : r.run().scenarioIds()) {
+            final RunSummary s = scenarios.get(id);
+            final String name = fileName(id);
+            final String endpoint = endpoint(vllm.get(id));
+            files.put("peers/vllm/" + name + ".json", JSON.writeValueAsBytes(VllmResult.of(r.run().runId(), s, r.contract(), endpoint,
+                    vllm.get(id))));
+            final AiperfExport.Files a = AiperfExport.of(r.run().runId(), s, r.contract(), s.getTargetId(), endpoint, command, aiperf.get(id));
+            files.put("peers/aiperf/" + name + "/profile_export_aiperf.json", JSON.writeValueAsBytes(a.json()));
+            files.put("peers/aiperf/" + name + "/profile_export_aiperf.csv", utf8(a.csv()));
+            files.put("peers/aiperf/" + name + "/profile_export.jsonl", utf8(a.jsonl()));
+        }
+        final List<RunSummary> ordered = r.run().scenarioIds().stream().map(scenarios::get).toList();
+        files.put("peers/guidellm/benchmarks.json", JSON.writeValueAsBytes(GuidellmReport.of(r.run().runId(), ordered, aiperf, r.contract(),
+                ordered.isEmpty() ? null : ordered.get(0).getTargetId(), r.provenance().goodputVersion())));
+        return files;
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    /** A scenario id as a file name: anything but letters, digits, dot, dash and underscore becomes '_'. */
+    static String fileName(String scenarioId) {
+        return scenarioId.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    private static String endpoint(List<Exchange> xs) {
+        return xs == null ? "chat" : xs.stream().map(Exchange::event).map(RequestEvent::getOperation).filter(o -> o != null)
+                .findFirst().map(o -> o.equals("text_completion") ? "completions" : "chat").orElse("chat");
+    }
+}
