@@ -179,9 +179,10 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
     public String text() {
         final StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "A: %s%nB: %s%n", nameA, nameB));
-        if (differences.isEmpty()) {
+        final boolean bothBundles = notes.stream().noneMatch(n -> n.startsWith("contracts:"));
+        if (differences.isEmpty() && bothBundles) {
             sb.append("contracts: identical\n");
-        } else {
+        } else if (!differences.isEmpty()) {
             sb.append("contracts differ in ").append(differences.size()).append(differences.size() == 1 ? " field:\n" : " fields:\n");
             for (ContractDiff.Difference d : differences) {
                 sb.append(String.format(Locale.ROOT, "  %-40s %s -> %s  (%s)%n", d.field(), d.a(), d.b(), d.why()));
@@ -227,7 +228,8 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
                     .append(Fmt.html(d.b())).append("</td><td>").append(Fmt.html(d.why())).append("</td></tr>\n");
         }
         if (differences.isEmpty()) {
-            h.append("<tr><td colspan=\"4\">identical</td></tr>\n");
+            h.append("<tr><td colspan=\"4\">").append(notes.stream().anyMatch(n -> n.startsWith("contracts:")) ? "not recorded by one side"
+                    : "identical").append("</td></tr>\n");
         }
         h.append("</table>\n<h2>Figures</h2>\n<table id=\"figures\"><tr><th>scenario</th><th>figure</th><th>A</th><th>B</th><th>B vs A</th></tr>\n");
         for (Row r : rows) {
