@@ -21,11 +21,16 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.LatencySummary;
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.contract.Contract;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Micros;
+import dev.goodput.metrics.SequenceLengths;
 import dev.goodput.records.LatencySummaries;
+import org.HdrHistogram.Histogram;
 
 /**
  * The report's page: one self-contained HTML file (no network, no external script). Tables are
@@ -33,6 +38,22 @@ import dev.goodput.records.LatencySummaries;
  * which marks each chart with how many points it drew.
  */
 final class HtmlPage {
+
+    /** The charts, by element id and caption, in page order. */
+    static final String[][] CHARTS = {
+        {"chart-latency-time", "Latency percentiles over time (per window, one line per scenario and percentile)"},
+        {"chart-frontier", "Throughput-latency frontier: output tokens/s per user against output tokens/s, across the matrix"},
+        {"chart-ttft-load", "TTFT p99 against load, across the matrix"},
+        {"chart-goodput-load", "Goodput against load, across the matrix"},
+        {"chart-cost-concurrency", "Cost per successful 1M output tokens against concurrency"},
+        {"chart-cdf-ttft", "TTFT distribution (cumulative, per scenario)"},
+        {"chart-cdf-itl", "ITL distribution (cumulative, per scenario)"},
+        {"chart-cdf-tpot", "TPOT distribution (cumulative, per scenario)"},
+        {"chart-cdf-e2e", "E2E distribution (cumulative, per scenario)"},
+    };
+
+    /** The percentiles a distribution chart plots for each scenario. */
+    static final double[] CDF_PERCENTILES = {0, 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.9, 100};
 
     private HtmlPage() {
     }
@@ -80,16 +101,14 @@ final class HtmlPage {
         }
 
         h.append("<h2>Charts</h2>\n<div class=\"charts\">\n");
-        for (String[] c : new String[][] {{"chart-latency-time", "Latency percentiles over time (per window)"},
-                {"chart-ttft-load", "TTFT p99 against load, across the matrix"},
-                {"chart-goodput-load", "Goodput against load, across the matrix"},
-                {"chart-cost-concurrency", "Cost per successful 1M output tokens against concurrency"}}) {
+        for (String[] c : CHARTS) {
             h.append("<figure><figcaption>").append(c[1]).append("</figcaption><svg class=\"chart\" id=\"").append(c[0])
                     .append("\" role=\"img\" aria-label=\"").append(c[1]).append("\"></svg></figure>\n");
         }
         h.append("</div>\n");
 
         scenarios(h, r);
+        lengths(h, r);
         percentiles(h, r);
         validity(h, r);
         failures(h, r);
@@ -105,9 +124,10 @@ final class HtmlPage {
     }
 
     private static void scenarios(StringBuilder h, Report r) {
-        h.append("<h2>Scenarios</h2>\n<table id=\"scenarios\"><thead><tr><th>scenario</th><th>load</th><th>measured s</th>"
-                + "<th>requests</th><th>ok</th><th>errors</th><th>timeouts</th><th>good</th><th>good %</th><th>goodput req/s</th>"
-                + "<th>output tok/s</th><th>in flight</th><th>$ / successful 1M</th></tr></thead><tbody>\n");
+        h.append("<h2>Scenarios</h2>\n<table id=\"scenarios\"><thead><tr><th>scenario</th><th>load (req/s or streams)</th>"
+                + "<th>measured (s)</th><th>requests</th><th>ok</th><th>errors</th><th>timeouts</th><th>good</th><th>good (%)</th>"
+                + "<th>goodput (req/s)</th><th>request throughput (req/s)</th><th>output tokens (tok/s)</th>"
+                + "<th>total tokens (tok/s)</th><th>in flight (requests)</th><th>$ / successful 1M output tokens</th></tr></thead><tbody>\n");
         final List<ScenarioSummary> all = new ArrayList<>(r.scenarios());
         all.add(r.total());
         for (ScenarioSummary s : all) {
@@ -122,18 +142,74 @@ final class HtmlPage {
             cell(h, "good", s.good());
             cell(h, "good_fraction", pct(s.goodFraction()));
             cell(h, "goodput_rps", num(s.goodputRps()));
+            cell(h, "request_rps", num(Definitions.perSecond(s.ok(), s.measuredSeconds())));
             cell(h, "tokens_per_s", num(s.tokensPerS()));
+            cell(h, "total_tokens_per_s", num(Definitions.perSecond(s.inputTokens() + s.tokensOk(), s.measuredSeconds())));
             cell(h, "in_flight", num(s.inFlight()));
             cell(h, "cost", usd(s.costPerSuccessfulM()));
             h.append("</tr>\n");
         }
         h.append("</tbody></table>\n<p class=\"note\">Goodput: requests that met every latency objective and the quality floor, per second of "
-                + "measured time (after warm-up). In flight: mean requests in flight by Little's law (ok requests/s x mean E2E).</p>\n");
+                + "measured time (after warm-up). Request throughput: ok requests per measured second (vLLM's). Total tokens: input and "
+                + "output tokens of the ok requests per measured second. In flight: mean requests in flight by Little's law (ok "
+                + "requests/s x mean E2E).</p>\n");
+    }
+
+    /** Objectives as a reader writes them: "TTFT <= 500 ms, TPOT <= 50 ms, E2E <= 5000 ms (each inclusive)". */
+    static String objectives(Contract.Objectives o) {
+        final List<String> parts = new ArrayList<>();
+        o.ttftUs().ifPresent(v -> parts.add("TTFT \u2264 " + Fmt.ms(v) + " ms"));
+        o.tpotUs().ifPresent(v -> parts.add("TPOT \u2264 " + Fmt.ms(v) + " ms"));
+        o.e2eUs().ifPresent(v -> parts.add("E2E \u2264 " + Fmt.ms(v) + " ms"));
+        return parts.isEmpty() ? "none (every ok request meets them)" : String.join(", ", parts) + " (each inclusive)";
+    }
+
+    /** The measured ok requests' input and output lengths by scenario (a request published twice counted once). */
+    static Map<String, long[][]> lengthsByScenario(RunRecords run) {
+        final Map<String, RequestEvent> seen = new LinkedHashMap<>();
+        run.requests().stream().filter(e -> !e.getWarmup() && e.getStatus() == RequestStatus.OK)
+                .forEach(e -> seen.putIfAbsent(e.getRequestId() + "#" + e.getAttempt(), e));
+        final Map<String, List<RequestEvent>> by = new LinkedHashMap<>();
+        run.scenarioIds().forEach(id -> by.put(id, new ArrayList<>()));
+        seen.values().forEach(e -> by.computeIfAbsent(e.getScenarioId(), k -> new ArrayList<>()).add(e));
+        by.put(ALL, new ArrayList<>(seen.values()));
+        final Map<String, long[][]> out = new LinkedHashMap<>();
+        by.forEach((id, es) -> out.put(id, new long[][] {es.stream().mapToLong(RequestEvent::getPromptTokens).toArray(),
+                es.stream().mapToLong(RequestEvent::getOutputTokens).toArray()}));
+        return out;
+    }
+
+    private static final String ALL = "all scenarios";
+
+    private static void lengths(StringBuilder h, Report r) {
+        h.append("<h2>Sequence lengths</h2>\n<table id=\"lengths\"><thead><tr><th>scenario</th><th>sequence</th><th>requests</th>"
+                + "<th>mean (tokens)</th><th>std (tokens)</th><th>min (tokens)</th><th>p50 (tokens)</th><th>p90 (tokens)</th>"
+                + "<th>p99 (tokens)</th><th>max (tokens)</th></tr></thead><tbody>\n");
+        for (var e : lengthsByScenario(r.run()).entrySet()) {
+            for (int k = 0; k < 2; k++) {
+                final SequenceLengths l = SequenceLengths.of(e.getValue()[k]);
+                final String seq = k == 0 ? "input" : "output";
+                h.append("<tr data-scenario=\"").append(html(e.getKey())).append("\" data-metric=\"").append(seq).append("\"><td>")
+                        .append(html(e.getKey())).append("</td><td>").append(k == 0 ? "input (ISL)" : "output (OSL)").append("</td>");
+                cell(h, "count", l.count());
+                cell(h, "mean", num(l.mean()));
+                cell(h, "std", num(l.std()));
+                cell(h, "min", l.min());
+                cell(h, "p50", l.p50());
+                cell(h, "p90", l.p90());
+                cell(h, "p99", l.p99());
+                cell(h, "max", l.max());
+                h.append("</tr>\n");
+            }
+        }
+        h.append("</tbody></table>\n<p class=\"note\">Prompt tokens and output tokens (the server's usage when it reported it) of the "
+                + "measured ok requests; percentiles are exact (nearest rank).</p>\n");
     }
 
     private static void percentiles(StringBuilder h, Report r) {
-        h.append("<h2>Latency percentiles (ms)</h2>\n<table id=\"percentiles\"><thead><tr><th>scenario</th><th>metric</th>"
-                + "<th>samples</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>mean</th></tr></thead><tbody>\n");
+        h.append("<h2>Latency percentiles</h2>\n<table id=\"percentiles\"><thead><tr><th>scenario</th><th>metric</th>"
+                + "<th>samples</th><th>min (ms)</th><th>p50 (ms)</th><th>p90 (ms)</th><th>p95 (ms)</th><th>p99 (ms)</th>"
+                + "<th>p99.9 (ms)</th><th>max (ms)</th><th>mean (ms)</th><th>std (ms)</th></tr></thead><tbody>\n");
         final List<ScenarioSummary> all = new ArrayList<>(r.scenarios());
         all.add(r.total());
         for (ScenarioSummary s : all) {
@@ -143,6 +219,8 @@ final class HtmlPage {
                         .append(html(s.scenarioId())).append("</td><td>").append(m.toUpperCase(Locale.ROOT)).append("</td>");
                 cell(h, "count", p.getCount());
                 final boolean any = p.getCount() > 0;
+                final Histogram hist = s.latency().get(m);
+                cell(h, "min", any ? ms(hist.getMinValue()) : "n/a");
                 cell(h, "p50", any ? ms(p.getP50Us()) : "n/a");
                 cell(h, "p90", any ? ms(p.getP90Us()) : "n/a");
                 cell(h, "p95", any ? ms(p.getP95Us()) : "n/a");
@@ -150,6 +228,7 @@ final class HtmlPage {
                 cell(h, "p999", any ? ms(p.getP999Us()) : "n/a");
                 cell(h, "max", any ? ms(p.getMaxUs()) : "n/a");
                 cell(h, "mean", any ? num(p.getMeanUs() / 1000) : "n/a");
+                cell(h, "std", any ? num(hist.getStdDeviation() / 1000) : "n/a");
                 h.append("</tr>\n");
             }
         }
@@ -204,7 +283,7 @@ final class HtmlPage {
     private static void quality(StringBuilder h, Report r) {
         h.append("<h2>Quality</h2>\n<p>Metric <code>").append(html(r.contract().quality().metric())).append("</code> against the corpus's "
                 + "expected answers, pass at score &ge; ").append(r.contract().quality().floor()).append(".</p>\n");
-        h.append("<table id=\"quality\"><thead><tr><th>scenario</th><th>ok requests</th><th>quality pass</th><th>pass %</th></tr></thead><tbody>\n");
+        h.append("<table id=\"quality\"><thead><tr><th>scenario</th><th>ok requests</th><th>quality pass</th><th>pass (%)</th></tr></thead><tbody>\n");
         final List<ScenarioSummary> all = new ArrayList<>(r.scenarios());
         all.add(r.total());
         for (ScenarioSummary s : all) {
@@ -219,7 +298,8 @@ final class HtmlPage {
 
     private static void windows(StringBuilder h, RunRecords run) {
         h.append("<h2>Windows</h2>\n<table id=\"windows\"><thead><tr><th>scenario</th><th>window start (UTC)</th><th>final</th>"
-                + "<th>requests</th><th>good</th><th>TTFT p50</th><th>TTFT p99</th><th>ITL p99</th><th>TPOT p99</th><th>E2E p99</th>"
+                + "<th>requests</th><th>good</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th><th>ITL p99 (ms)</th><th>TPOT p99 (ms)</th>"
+                + "<th>E2E p99 (ms)</th>"
                 + "</tr></thead><tbody>\n");
         for (WindowStats w : run.windows()) {
             h.append("<tr data-scenario=\"").append(html(w.getScenarioId())).append("\" data-window=\"")
@@ -239,7 +319,8 @@ final class HtmlPage {
 
     private static void generator(StringBuilder h, RunRecords run) {
         h.append("<h2>Load generator</h2>\n<table id=\"generator\"><thead><tr><th>scenario</th><th>generator</th><th>target</th>"
-                + "<th>requests</th><th>warm-up</th><th>lateness p99 (ms)</th><th>saturated</th><th>CPU s</th><th>wall s</th></tr></thead><tbody>\n");
+                + "<th>requests</th><th>warm-up requests</th><th>lateness p99 (ms)</th><th>saturated</th><th>CPU (s)</th><th>wall (s)</th>"
+                + "</tr></thead><tbody>\n");
         for (RunSummary s : run.runs()) {
             h.append("<tr data-scenario=\"").append(html(s.getScenarioId())).append("\"><td>").append(html(s.getScenarioId()))
                     .append("</td><td>").append(html(s.getGeneratorId())).append("</td><td>").append(html(s.getTargetId())).append("</td>");
@@ -255,8 +336,8 @@ final class HtmlPage {
     }
 
     private static void assumptions(StringBuilder h, Report r) {
-        h.append("<h2>Assumptions</h2>\n<table id=\"prices\"><thead><tr><th>price key</th><th>$ / GPU-hour</th><th>effective from</th>"
-                + "<th>source</th><th>other $ / hour</th><th>cold-start GPU-h / h</th><th>warm headroom</th></tr></thead><tbody>\n");
+        h.append("<h2>Assumptions</h2>\n<table id=\"prices\"><thead><tr><th>price key</th><th>$ / GPU-hour</th><th>effective from (UTC)</th>"
+                + "<th>source</th><th>other $ / hour</th><th>cold-start GPU-h / h</th><th>warm headroom (%)</th></tr></thead><tbody>\n");
         for (GpuPrice p : r.run().prices()) {
             h.append("<tr><td>").append(html(p.getPriceKey())).append("</td><td>").append(num(p.getUsdPerGpuHour())).append(' ')
                     .append(html(p.getCurrency())).append("</td><td>").append(p.getEffectiveFromUs()).append("</td><td>")
@@ -274,8 +355,8 @@ final class HtmlPage {
                 .append(", priced by <code>").append(html(hw.priceKey())).append("</code>; utilization is achieved output tokens/s over ")
                 .append(hw.peakOutputTokensPerS() == null ? "no configured peak (not computed)" : num(hw.peakOutputTokensPerS()) + " tokens/s")
                 .append(".</li>\n<li>Cost: hourly cost (GPUs, CPU, storage, network, observability, support, cold-start GPU time) x "
-                        + "(1 + warm headroom) x measured hours / output tokens of good requests x 1e6.</li>\n<li>Latency objectives (inclusive): ")
-                .append(html(r.contract().canonical().get("latency_objectives"))).append(" ms; quality floor ")
+                        + "(1 + warm headroom) x measured hours / output tokens of good requests x 1e6.</li>\n<li>Latency objectives: ")
+                .append(html(objectives(r.contract().objectives()))).append("; quality floor ")
                 .append(r.contract().quality().floor()).append("; warm-up ").append(r.contract().arrival().warmupS())
                 .append(" s excluded from results.</li>\n</ul>\n");
     }
@@ -315,22 +396,19 @@ final class HtmlPage {
     static Map<String, Object> charts(Report r) {
         final Map<String, Object> charts = new LinkedHashMap<>();
         final long start = r.run().runs().stream().mapToLong(x -> Micros.of(x.getStartedUs())).min().orElse(0);
+        // one line per scenario and percentile: scenarios run one after another, and a line across two would join them
         final Map<String, List<Map<String, Object>>> overTime = new LinkedHashMap<>();
-        for (String s : List.of("TTFT p50", "TTFT p99", "ITL p99", "E2E p99")) {
-            overTime.put(s, new ArrayList<>());
-        }
         for (WindowStats w : r.run().windows()) {
             if (w.getRequestsOk() == 0) {
                 continue;
             }
             final double x = (Micros.of(w.getWindowEndUs()) - start) / 1e6;
-            final String label = w.getScenarioId();
-            overTime.get("TTFT p50").add(point(x, w.getTtft().getP50Us() / 1000.0, label));
-            overTime.get("TTFT p99").add(point(x, w.getTtft().getP99Us() / 1000.0, label));
+            final String id = w.getScenarioId();
+            overTime.computeIfAbsent("TTFT p99 " + id, k -> new ArrayList<>()).add(point(x, w.getTtft().getP99Us() / 1000.0, id));
             if (w.getItl().getCount() > 0) {
-                overTime.get("ITL p99").add(point(x, w.getItl().getP99Us() / 1000.0, label));
+                overTime.computeIfAbsent("ITL p99 " + id, k -> new ArrayList<>()).add(point(x, w.getItl().getP99Us() / 1000.0, id));
             }
-            overTime.get("E2E p99").add(point(x, w.getE2e().getP99Us() / 1000.0, label));
+            overTime.computeIfAbsent("E2E p99 " + id, k -> new ArrayList<>()).add(point(x, w.getE2e().getP99Us() / 1000.0, id));
         }
         final Map<String, Object> latency = new LinkedHashMap<>(chart("seconds since the run started (window end)",
                 "milliseconds (log scale when they span a decade)", overTime));
@@ -354,7 +432,61 @@ final class HtmlPage {
         charts.put("chart-ttft-load", chart(load, "TTFT p99, milliseconds", ttft));
         charts.put("chart-goodput-load", chart(load, "goodput, good requests/s", goodput));
         charts.put("chart-cost-concurrency", chart("mean requests in flight (Little's law)", "USD per successful 1M output tokens", cost));
+        charts.put("chart-frontier", frontier(r.scenarios()));
+        for (String m : List.of("ttft", "itl", "tpot", "e2e")) {
+            final Map<String, List<Map<String, Object>>> cdf = new LinkedHashMap<>();
+            for (ScenarioSummary s : r.scenarios()) {
+                final Histogram h = s.latency().get(m);
+                if (h != null && h.getTotalCount() > 0) {
+                    final List<Map<String, Object>> pts = new ArrayList<>();
+                    for (double q : CDF_PERCENTILES) {
+                        pts.add(point(h.getValueAtPercentile(q) / 1000.0, q, s.scenarioId() + " p" + Fmt.num(q)));
+                    }
+                    cdf.put(s.scenarioId(), pts);
+                }
+            }
+            final Map<String, Object> chart = new LinkedHashMap<>(chart(m.toUpperCase(Locale.ROOT) + ", milliseconds",
+                    "percent of samples at or below", cdf));
+            chart.put("yMax", 100);
+            charts.put("chart-cdf-" + m, chart);
+        }
         return Map.of("charts", charts);
+    }
+
+    /**
+     * Each scenario's output tokens/s (x) against its output tokens/s per user (y: 1 / TPOT p50, the
+     * median request's decode speed), one line per scenario family; and the frontier, the scenarios
+     * no other beats on both.
+     */
+    static Map<String, Object> frontier(List<ScenarioSummary> scenarios) {
+        final Map<String, List<Map<String, Object>>> series = new LinkedHashMap<>();
+        final List<double[]> all = new ArrayList<>();
+        final List<String> labels = new ArrayList<>();
+        for (ScenarioSummary s : scenarios) {
+            final Histogram tpot = s.latency().get("tpot");
+            if (tpot == null || tpot.getTotalCount() == 0 || tpot.getValueAtPercentile(50) <= 0) {
+                continue;
+            }
+            final double perUser = 1e6 / tpot.getValueAtPercentile(50);
+            series.computeIfAbsent(s.family(), k -> new ArrayList<>()).add(point(s.tokensPerS(), perUser, s.scenarioId()));
+            all.add(new double[] {s.tokensPerS(), perUser});
+            labels.add(s.scenarioId());
+        }
+        final List<Map<String, Object>> front = new ArrayList<>();
+        for (int i = 0; i < all.size(); i++) {
+            boolean beaten = false;
+            for (int j = 0; j < all.size() && !beaten; j++) {
+                beaten = j != i && all.get(j)[0] >= all.get(i)[0] && all.get(j)[1] >= all.get(i)[1]
+                        && (all.get(j)[0] > all.get(i)[0] || all.get(j)[1] > all.get(i)[1]);
+            }
+            if (!beaten) {
+                front.add(point(all.get(i)[0], all.get(i)[1], labels.get(i)));
+            }
+        }
+        if (!front.isEmpty() && series.size() > 1) {
+            series.put("frontier", front);
+        }
+        return chart("output tokens/s (all requests)", "output tokens/s per user (1 / TPOT p50)", series);
     }
 
     private static Map<String, Object> chart(String x, String y, Map<String, List<Map<String, Object>>> series) {

@@ -44,7 +44,9 @@
     var y1 = log ? Math.ceil(f(Math.max.apply(null, ys))) : Math.max.apply(null, ys) * 1.05;
     if (x0 === x1) { x0 -= 1; x1 += 1; }
     if (y0 === y1) { y1 = y0 + 1; }
-    if (!log) {
+    if (!log && spec.yMax !== undefined) {
+      y1 = spec.yMax;
+    } else if (!log) {
       var ys5 = step(y0, y1, 5);
       y1 = Math.ceil(y1 / ys5) * ys5;
     }

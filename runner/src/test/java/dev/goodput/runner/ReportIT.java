@@ -20,7 +20,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
@@ -94,8 +96,10 @@ class ReportIT {
     @Test
     void chromiumDrawsEveryChartAndTheTablesHoldTheRunsNumbers() throws Exception {
         final String dom = renderInChromium(bundleA.resolve("index.html"));
-        assertThat(dom).contains("data-charts-drawn=\"4\"");
-        for (String chart : List.of("chart-latency-time", "chart-ttft-load", "chart-goodput-load", "chart-cost-concurrency")) {
+        final List<String> charts = List.of("chart-latency-time", "chart-frontier", "chart-ttft-load", "chart-goodput-load",
+                "chart-cost-concurrency", "chart-cdf-ttft", "chart-cdf-itl", "chart-cdf-tpot", "chart-cdf-e2e");
+        assertThat(dom).contains("data-charts-drawn=\"" + charts.size() + "\"");
+        for (String chart : charts) {
             final Matcher m = Pattern.compile("<svg[^>]*id=\"" + chart + "\"[^>]*data-drawn=\"(\\d+)\"").matcher(dom);
             assertThat(m.find()).as("chart %s was drawn", chart).isTrue();
             assertThat(Integer.parseInt(m.group(1))).as("points drawn in %s", chart).isPositive();
@@ -104,6 +108,18 @@ class ReportIT {
         }
         // two loads of one scenario family: two points in each load chart
         assertThat(drawn(dom, "chart-goodput-load")).isEqualTo(2);
+        // the charts' data, as the page carries it
+        final String page = Files.readString(bundleA.resolve("index.html"));
+        final int at = page.indexOf("<script type=\"application/json\" id=\"goodput-data\">");
+        final var chartData = new ObjectMapper().readTree(page.substring(page.indexOf('>', at) + 1, page.indexOf("</script>", at))
+                .replace("<\\/", "</")).get("charts");
+        // over time, a line never joins two scenarios: each series' points are all of the scenario it names
+        for (var series : chartData.get("chart-latency-time").get("series")) {
+            final String name = series.get("name").asText();
+            for (var point : series.get("points")) {
+                assertThat(name).as("series %s holds a point of %s", name, point.get("label").asText()).endsWith(" " + point.get("label").asText());
+            }
+        }
 
         final String runId = Files.readString(bundleA.resolve("manifest.json")).replaceAll("(?s).*\"run_id\" : \"([^\"]+)\".*", "$1");
         try (LocalCluster cluster = LocalCluster.start(dataDir, false, 0, 0, Topics.ALL)) {
@@ -129,6 +145,17 @@ class ReportIT {
                     new AvroDeserializer<>(registry, RequestVerdict.class)).stream().filter(v -> v.getRunId().equals(runId)).toList();
             final List<String> scenarios = runs.stream().map(r -> r.getScenarioId()).distinct().toList();
             assertThat(scenarios).containsExactlyInAnyOrder("p64-o32-r10-cold", "p64-o32-r40-cold");
+            final List<RequestEvent> okRequests = TopicSnapshot.read(client, Topics.REQUESTS.name(),
+                    new AvroDeserializer<>(registry, RequestEvent.class)).stream()
+                    .filter(e -> e.getRunId().equals(runId) && !e.getWarmup() && e.getStatus() == RequestStatus.OK).toList();
+            // the frontier chart: one point per scenario (one family), and the frontier line when families differ
+            int frontierPoints = 0;
+            for (var series : chartData.get("chart-frontier").get("series")) {
+                if (!series.get("name").asText().equals("frontier")) {
+                    frontierPoints += series.get("points").size();
+                }
+            }
+            assertThat(frontierPoints).isEqualTo(scenarios.size());
             for (String s : scenarios) {
                 long requests = 0;
                 long good = 0;
@@ -149,6 +176,28 @@ class ReportIT {
                 assertThat(cell(row(dom, "percentiles", s, "ttft"), "p99")).as("%s TTFT p99", s)
                         .isEqualTo(Fmt.ms(ttft.getValueAtPercentile(99)));
                 assertThat(cell(row(dom, "percentiles", s, "ttft"), "count")).isEqualTo(String.valueOf(ttft.getTotalCount()));
+                assertThat(cell(row(dom, "percentiles", s, "ttft"), "min")).isEqualTo(Fmt.ms(ttft.getMinValue()));
+                assertThat(cell(row(dom, "percentiles", s, "ttft"), "std")).isEqualTo(Fmt.num(ttft.getStdDeviation() / 1000));
+                // the TTFT distribution: the scenario's merged histogram, from its least to its greatest value
+                JsonNode cdf = null;
+                for (var series : chartData.get("chart-cdf-ttft").get("series")) {
+                    if (series.get("name").asText().equals(s)) {
+                        cdf = series.get("points");
+                    }
+                }
+                assertThat(cdf).as("%s in the TTFT distribution", s).isNotNull();
+                assertThat(cdf.get(cdf.size() - 1).get("y").asDouble()).isEqualTo(100.0);
+                assertThat(cdf.get(cdf.size() - 1).get("x").asDouble()).isEqualTo(ttft.getValueAtPercentile(100) / 1000.0);
+                assertThat(cdf.get(0).get("x").asDouble()).isEqualTo(ttft.getValueAtPercentile(0) / 1000.0);
+                // sequence lengths: the scenario's measured ok requests as the topic holds them
+                final Map<String, RequestEvent> measured = new LinkedHashMap<>();
+                okRequests.stream().filter(e -> e.getScenarioId().equals(s)).forEach(e -> measured.putIfAbsent(e.getRequestId() + "#" + e.getAttempt(), e));
+                final String isl = row(dom, "lengths", s, "input");
+                final String osl = row(dom, "lengths", s, "output");
+                assertThat(cell(isl, "count")).isEqualTo(String.valueOf(measured.size()));
+                assertThat(cell(osl, "max")).isEqualTo(String.valueOf(measured.values().stream().mapToInt(RequestEvent::getOutputTokens).max().orElseThrow()));
+                assertThat(cell(osl, "min")).isEqualTo(String.valueOf(measured.values().stream().mapToInt(RequestEvent::getOutputTokens).min().orElseThrow()));
+                assertThat(cell(isl, "mean")).isEqualTo(Fmt.num(measured.values().stream().mapToInt(RequestEvent::getPromptTokens).average().orElseThrow()));
                 final long samples = verdicts.stream().filter(v -> v.getScenarioId().equals(s) && v.getStatus() == RequestStatus.OK
                         && v.getTtftUs() != null).count();
                 final String validity = row(dom, "validity", s, "ttft");
