@@ -9,6 +9,7 @@ import static dev.goodput.report.Fmt.usd;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -158,10 +159,15 @@ final class HtmlPage {
     /** Objectives as a reader writes them: "TTFT <= 500 ms, TPOT <= 50 ms, E2E <= 5000 ms (each inclusive)". */
     static String objectives(Contract.Objectives o) {
         final List<String> parts = new ArrayList<>();
-        o.ttftUs().ifPresent(v -> parts.add("TTFT \u2264 " + Fmt.ms(v) + " ms"));
-        o.tpotUs().ifPresent(v -> parts.add("TPOT \u2264 " + Fmt.ms(v) + " ms"));
-        o.e2eUs().ifPresent(v -> parts.add("E2E \u2264 " + Fmt.ms(v) + " ms"));
+        o.ttftUs().ifPresent(v -> parts.add("TTFT \u2264 " + wholeMs(v) + " ms"));
+        o.tpotUs().ifPresent(v -> parts.add("TPOT \u2264 " + wholeMs(v) + " ms"));
+        o.e2eUs().ifPresent(v -> parts.add("E2E \u2264 " + wholeMs(v) + " ms"));
         return parts.isEmpty() ? "none (every ok request meets them)" : String.join(", ", parts) + " (each inclusive)";
+    }
+
+    /** Milliseconds as written in a contract: 500, or 12.5 when the objective has a fraction. */
+    private static String wholeMs(long us) {
+        return us % 1000 == 0 ? Long.toString(us / 1000) : BigDecimal.valueOf(us, 3).stripTrailingZeros().toPlainString();
     }
 
     /** The measured ok requests' input and output lengths by scenario (a request published twice counted once). */
