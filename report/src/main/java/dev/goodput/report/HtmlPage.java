@@ -12,24 +12,19 @@ import java.io.UncheckedIOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.LatencySummary;
-import dev.goodput.avro.RequestEvent;
-import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Micros;
-import dev.goodput.metrics.SequenceLengths;
 import dev.goodput.records.LatencySummaries;
 import org.HdrHistogram.Histogram;
 
@@ -52,9 +47,6 @@ final class HtmlPage {
         {"chart-cdf-tpot", "TPOT distribution (cumulative, per scenario)"},
         {"chart-cdf-e2e", "E2E distribution (cumulative, per scenario)"},
     };
-
-    /** The percentiles a distribution chart plots for each scenario. */
-    static final double[] CDF_PERCENTILES = {0, 1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.9, 100};
 
     private HtmlPage() {
     }
@@ -109,7 +101,7 @@ final class HtmlPage {
         h.append("</div>\n");
 
         scenarios(h, r);
-        lengths(h, r);
+        LengthsTable.write(h, r);
         percentiles(h, r);
         validity(h, r);
         failures(h, r);
@@ -119,7 +111,7 @@ final class HtmlPage {
         assumptions(h, r);
         provenance(h, r);
 
-        h.append("<script type=\"application/json\" id=\"goodput-data\">").append(json(charts(r)).replace("</", "<\\/"))
+        h.append("<script type=\"application/json\" id=\"goodput-data\">").append(json(PageCharts.of(r)).replace("</", "<\\/"))
                 .append("</script>\n<script>").append(script()).append("</script>\n</body></html>\n");
         return h.toString();
     }
@@ -168,48 +160,6 @@ final class HtmlPage {
     /** Milliseconds as written in a contract: 500, or 12.5 when the objective has a fraction. */
     private static String wholeMs(long us) {
         return us % 1000 == 0 ? Long.toString(us / 1000) : BigDecimal.valueOf(us, 3).stripTrailingZeros().toPlainString();
-    }
-
-    /** The measured ok requests' input and output lengths by scenario (a request published twice counted once). */
-    static Map<String, long[][]> lengthsByScenario(RunRecords run) {
-        final Map<String, RequestEvent> seen = new LinkedHashMap<>();
-        run.requests().stream().filter(e -> !e.getWarmup() && e.getStatus() == RequestStatus.OK)
-                .forEach(e -> seen.putIfAbsent(e.getRequestId() + "#" + e.getAttempt(), e));
-        final Map<String, List<RequestEvent>> by = new LinkedHashMap<>();
-        run.scenarioIds().forEach(id -> by.put(id, new ArrayList<>()));
-        seen.values().forEach(e -> by.computeIfAbsent(e.getScenarioId(), k -> new ArrayList<>()).add(e));
-        by.put(ALL, new ArrayList<>(seen.values()));
-        final Map<String, long[][]> out = new LinkedHashMap<>();
-        by.forEach((id, es) -> out.put(id, new long[][] {es.stream().mapToLong(RequestEvent::getPromptTokens).toArray(),
-                es.stream().mapToLong(RequestEvent::getOutputTokens).toArray()}));
-        return out;
-    }
-
-    private static final String ALL = "all scenarios";
-
-    private static void lengths(StringBuilder h, Report r) {
-        h.append("<h2>Sequence lengths</h2>\n<table id=\"lengths\"><thead><tr><th>scenario</th><th>sequence</th><th>requests</th>"
-                + "<th>mean (tokens)</th><th>std (tokens)</th><th>min (tokens)</th><th>p50 (tokens)</th><th>p90 (tokens)</th>"
-                + "<th>p99 (tokens)</th><th>max (tokens)</th></tr></thead><tbody>\n");
-        for (var e : lengthsByScenario(r.run()).entrySet()) {
-            for (int k = 0; k < 2; k++) {
-                final SequenceLengths l = SequenceLengths.of(e.getValue()[k]);
-                final String seq = k == 0 ? "input" : "output";
-                h.append("<tr data-scenario=\"").append(html(e.getKey())).append("\" data-metric=\"").append(seq).append("\"><td>")
-                        .append(html(e.getKey())).append("</td><td>").append(k == 0 ? "input (ISL)" : "output (OSL)").append("</td>");
-                cell(h, "count", l.count());
-                cell(h, "mean", num(l.mean()));
-                cell(h, "std", num(l.std()));
-                cell(h, "min", l.min());
-                cell(h, "p50", l.p50());
-                cell(h, "p90", l.p90());
-                cell(h, "p99", l.p99());
-                cell(h, "max", l.max());
-                h.append("</tr>\n");
-            }
-        }
-        h.append("</tbody></table>\n<p class=\"note\">Prompt tokens and output tokens (the server's usage when it reported it) of the "
-                + "measured ok requests; percentiles are exact (nearest rank).</p>\n");
     }
 
     private static void percentiles(StringBuilder h, Report r) {
@@ -394,115 +344,8 @@ final class HtmlPage {
         h.append("<tr><th>").append(html(k)).append("</th><td>").append(html(v)).append("</td></tr>\n");
     }
 
-    private static void cell(StringBuilder h, String key, Object v) {
+    static void cell(StringBuilder h, String key, Object v) {
         h.append("<td data-k=\"").append(key).append("\">").append(html(v)).append("</td>");
-    }
-
-    /** The data the page's script draws. */
-    static Map<String, Object> charts(Report r) {
-        final Map<String, Object> charts = new LinkedHashMap<>();
-        final long start = r.run().runs().stream().mapToLong(x -> Micros.of(x.getStartedUs())).min().orElse(0);
-        // one line per scenario and percentile: scenarios run one after another, and a line across two would join them
-        final Map<String, List<Map<String, Object>>> overTime = new LinkedHashMap<>();
-        for (WindowStats w : r.run().windows()) {
-            if (w.getRequestsOk() == 0) {
-                continue;
-            }
-            final double x = (Micros.of(w.getWindowEndUs()) - start) / 1e6;
-            final String id = w.getScenarioId();
-            overTime.computeIfAbsent("TTFT p99 " + id, k -> new ArrayList<>()).add(point(x, w.getTtft().getP99Us() / 1000.0, id));
-            if (w.getItl().getCount() > 0) {
-                overTime.computeIfAbsent("ITL p99 " + id, k -> new ArrayList<>()).add(point(x, w.getItl().getP99Us() / 1000.0, id));
-            }
-            overTime.computeIfAbsent("E2E p99 " + id, k -> new ArrayList<>()).add(point(x, w.getE2e().getP99Us() / 1000.0, id));
-        }
-        final Map<String, Object> latency = new LinkedHashMap<>(chart("seconds since the run started (window end)",
-                "milliseconds (log scale when they span a decade)", overTime));
-        latency.put("log", true);
-        charts.put("chart-latency-time", latency);
-        final boolean closed = !r.scenarios().isEmpty() && r.scenarios().get(0).closedLoop();
-        final String load = closed ? "concurrent streams (closed loop)" : "offered load, requests/s (open loop)";
-        final Map<String, List<Map<String, Object>>> ttft = new LinkedHashMap<>();
-        final Map<String, List<Map<String, Object>>> goodput = new LinkedHashMap<>();
-        final Map<String, List<Map<String, Object>>> cost = new LinkedHashMap<>();
-        for (ScenarioSummary s : r.scenarios()) {
-            if (s.ok() > 0) {
-                ttft.computeIfAbsent(s.family(), k -> new ArrayList<>())
-                        .add(point(s.load(), s.latency().get("ttft").getValueAtPercentile(99) / 1000.0, s.scenarioId()));
-            }
-            goodput.computeIfAbsent(s.family(), k -> new ArrayList<>()).add(point(s.load(), s.goodputRps(), s.scenarioId()));
-            if (s.costPerSuccessfulM() != null) {
-                cost.computeIfAbsent(s.family(), k -> new ArrayList<>()).add(point(s.inFlight(), s.costPerSuccessfulM(), s.scenarioId()));
-            }
-        }
-        charts.put("chart-ttft-load", chart(load, "TTFT p99, milliseconds", ttft));
-        charts.put("chart-goodput-load", chart(load, "goodput, good requests/s", goodput));
-        charts.put("chart-cost-concurrency", chart("mean requests in flight (Little's law)", "USD per successful 1M output tokens", cost));
-        charts.put("chart-frontier", frontier(r.scenarios()));
-        for (String m : List.of("ttft", "itl", "tpot", "e2e")) {
-            final Map<String, List<Map<String, Object>>> cdf = new LinkedHashMap<>();
-            for (ScenarioSummary s : r.scenarios()) {
-                final Histogram h = s.latency().get(m);
-                if (h != null && h.getTotalCount() > 0) {
-                    final List<Map<String, Object>> pts = new ArrayList<>();
-                    for (double q : CDF_PERCENTILES) {
-                        pts.add(point(h.getValueAtPercentile(q) / 1000.0, q, s.scenarioId() + " p" + Fmt.num(q)));
-                    }
-                    cdf.put(s.scenarioId(), pts);
-                }
-            }
-            final Map<String, Object> chart = new LinkedHashMap<>(chart(m.toUpperCase(Locale.ROOT) + ", milliseconds",
-                    "percent of samples at or below", cdf));
-            chart.put("yMax", 100);
-            charts.put("chart-cdf-" + m, chart);
-        }
-        return Map.of("charts", charts);
-    }
-
-    /**
-     * Each scenario's output tokens/s (x) against its output tokens/s per user (y: 1 / TPOT p50, the
-     * median request's decode speed), one line per scenario family; and the frontier, the scenarios
-     * no other beats on both.
-     */
-    static Map<String, Object> frontier(List<ScenarioSummary> scenarios) {
-        final Map<String, List<Map<String, Object>>> series = new LinkedHashMap<>();
-        final List<double[]> all = new ArrayList<>();
-        final List<String> labels = new ArrayList<>();
-        for (ScenarioSummary s : scenarios) {
-            final Histogram tpot = s.latency().get("tpot");
-            if (tpot == null || tpot.getTotalCount() == 0 || tpot.getValueAtPercentile(50) <= 0) {
-                continue;
-            }
-            final double perUser = 1e6 / tpot.getValueAtPercentile(50);
-            series.computeIfAbsent(s.family(), k -> new ArrayList<>()).add(point(s.tokensPerS(), perUser, s.scenarioId()));
-            all.add(new double[] {s.tokensPerS(), perUser});
-            labels.add(s.scenarioId());
-        }
-        final List<Map<String, Object>> front = new ArrayList<>();
-        for (int i = 0; i < all.size(); i++) {
-            boolean beaten = false;
-            for (int j = 0; j < all.size() && !beaten; j++) {
-                beaten = j != i && all.get(j)[0] >= all.get(i)[0] && all.get(j)[1] >= all.get(i)[1]
-                        && (all.get(j)[0] > all.get(i)[0] || all.get(j)[1] > all.get(i)[1]);
-            }
-            if (!beaten) {
-                front.add(point(all.get(i)[0], all.get(i)[1], labels.get(i)));
-            }
-        }
-        if (!front.isEmpty() && series.size() > 1) {
-            series.put("frontier", front);
-        }
-        return chart("output tokens/s (all requests)", "output tokens/s per user (1 / TPOT p50)", series);
-    }
-
-    private static Map<String, Object> chart(String x, String y, Map<String, List<Map<String, Object>>> series) {
-        final List<Map<String, Object>> list = new ArrayList<>();
-        series.forEach((name, points) -> list.add(Map.of("name", name, "points", points)));
-        return Map.of("x", x, "y", y, "series", list);
-    }
-
-    private static Map<String, Object> point(double x, double y, String label) {
-        return Map.of("x", x, "y", y, "label", label);
     }
 
     private static String json(Object o) {
