@@ -39,13 +39,30 @@ public final class Prompts {
      * @param prefixSeed the seed of the filler prefix: shared by a scenario when warm, unique per request when cold
      */
     public static String build(String question, int tokens, long prefixSeed) {
+        return build(question, tokens, new long[0], 1, prefixSeed);
+    }
+
+    /**
+     * A prompt of exactly {@code tokens} tokens ending with the question, whose filler starts with one
+     * block of {@code blockTokens} words per block id, each block's words drawn from its id: two
+     * prompts with the same leading ids share that prefix word for word (a trace's prefix sharing).
+     * Filler past the blocks is drawn from {@code prefixSeed}.
+     */
+    public static String build(String question, int tokens, long[] blockIds, int blockTokens, long prefixSeed) {
         final int fill = tokens - countTokens(question);
         if (fill <= 0) {
             return question;
         }
         final StringBuilder sb = new StringBuilder(tokens * 7);
+        int written = 0;
+        for (long id : blockIds) {
+            final SplittableRandom block = new SplittableRandom(id);
+            for (int i = 0; i < blockTokens && written < fill; i++, written++) {
+                sb.append(VOCABULARY[block.nextInt(VOCABULARY.length)]).append(' ');
+            }
+        }
         final SplittableRandom random = new SplittableRandom(prefixSeed);
-        for (int i = 0; i < fill; i++) {
+        for (; written < fill; written++) {
             sb.append(VOCABULARY[random.nextInt(VOCABULARY.length)]).append(' ');
         }
         return sb.append(question).toString();

@@ -33,6 +33,7 @@ import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
 import dev.goodput.producer.load.Scenario;
+import dev.goodput.producer.load.Trace;
 import dev.goodput.producer.publish.KafkaEventSink;
 import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
@@ -96,8 +97,15 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--burstiness", description = "Gamma shape for --arrival gamma: 1 is Poisson, < 1 burstier.")
     Double burstiness;
 
-    @Option(names = "--trace-file", description = "Send times for --arrival trace: seconds from the start, one per line.")
+    @Option(names = "--trace-file", description = "The trace --arrival trace replays: send offsets (seconds, one per line), an Azure LLM"
+            + " inference trace (CSV), BurstGPT (CSV) or Mooncake (JSON lines); lengths and shared prefixes are honoured where it has them.")
     Path traceFile;
+
+    @Option(names = "--trace-format", description = "offsets, azure, burstgpt or mooncake (default: told from the file's first line).")
+    String traceFormat;
+
+    @Option(names = "--trace-speedup", defaultValue = "1", description = "Replay the trace this many times faster (default: ${DEFAULT-VALUE}).")
+    double traceSpeedup;
 
     @Option(names = "--duration", converter = Durations.Seconds.class, description = "Measured seconds per scenario after warm-up (default: the matrix's, else 30).")
     Double durationS;
@@ -218,6 +226,18 @@ public final class ProduceCommand implements Callable<Integer> {
         if ("trace".equals(arrivalProcess) && traceFile == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--arrival trace needs --trace-file");
         }
+        final Trace trace;
+        try {
+            trace = "trace".equals(arrivalProcess)
+                    ? Trace.read(traceFile, traceFormat == null ? null : Trace.Format.parse(traceFormat), traceSpeedup) : null;
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        if (trace != null) {
+            System.out.println(trace.describe());
+        }
+        // a trace runs to its end unless a duration or a request count is given
+        final Double runDuration = numRequests != null || trace != null && durationS == null ? null : Double.valueOf(duration);
         RunOutcome outcome = null;
         SimServer sim = null;
         StreamingClient client = null;
@@ -270,7 +290,7 @@ public final class ProduceCommand implements Callable<Integer> {
                     g.run(new LoadRun.Settings(t, identity, sc, corpus, gen,
                             arrivalProcess, burstiness != null ? burstiness : contract.arrival().burstiness(),
                             warmupS != null ? warmupS : contract.arrival().warmupS(),
-                            numRequests != null ? null : duration, numRequests, rampUpS, traceFile,
+                            runDuration, numRequests, rampUpS, trace,
                             Math.round(latenessBoundMs * 1000), seed, Duration.ofMillis(Math.round(progressS * 1000)),
                             maxConcurrency));
                 }

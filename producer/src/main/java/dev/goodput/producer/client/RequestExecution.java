@@ -145,6 +145,9 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         if (run.decoding().ignoreEos()) {
             b.put("ignore_eos", true);
         }
+        if (spec.minTokens() != null) {
+            b.put("min_tokens", spec.minTokens());
+        }
         final ObjectNode so = b.putObject("stream_options").put("include_usage", true);
         if (target.continuousUsage()) {
             so.put("continuous_usage_stats", true);
@@ -270,6 +273,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
                 .setTargetId(run.targetId()).setGpuType(run.gpuType()).setGpuCount(run.gpuCount())
                 .setOperation(target.chat() ? "chat" : "text_completion")
+                .setMaxTokens(spec.maxTokens()).setMinTokens(spec.minTokens()).setIgnoreEos(run.decoding().ignoreEos())
                 .setRequestId(spec.requestId()).setAttempt(1)
                 .setIntendedSendTimeUs(Micros.toInstant(spec.intendedUs()))
                 .setActualSendTimeUs(Micros.toInstant(actualSendUs >= 0 ? actualSendUs : completionUs))

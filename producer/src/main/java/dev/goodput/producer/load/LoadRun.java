@@ -2,7 +2,6 @@ package dev.goodput.producer.load;
 
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -46,15 +45,20 @@ public final class LoadRun {
      * @param numRequests    requests to send (warm-up included), or null
      * @param latenessBoundUs dispatch lateness p99 above which the run is marked generator-saturated
      * @param maxConcurrency  cap on requests in flight in an open loop (vLLM's --max-concurrency), or null
+     * @param trace          the trace replayed by {@code --arrival trace} (send times, and lengths and shared prefixes
+     *                       where it has them), or null
      */
     public record Settings(Target target, RunIdentity identity, Scenario scenario, Corpus corpus, String generatorId,
                            String arrival, Double burstiness, double warmupS, Double durationS, Long numRequests,
-                           double rampUpS, Path traceFile, long latenessBoundUs, long seed, Duration progressEvery,
+                           double rampUpS, Trace trace, long latenessBoundUs, long seed, Duration progressEvery,
                            Integer maxConcurrency) {
 
         public Settings {
             if (durationS == null && numRequests == null && !"trace".equals(arrival)) {
                 throw new IllegalArgumentException("give a duration or a number of requests");
+            }
+            if ("trace".equals(arrival) && trace == null) {
+                throw new IllegalArgumentException("--arrival trace needs --trace-file");
             }
             if (maxConcurrency != null && (maxConcurrency < 1 || scenario.closedLoop())) {
                 throw new IllegalArgumentException("--max-concurrency caps an open loop, with 1 or more");
@@ -64,9 +68,9 @@ public final class LoadRun {
         /** Without a concurrency cap. */
         public Settings(Target target, RunIdentity identity, Scenario scenario, Corpus corpus, String generatorId,
                         String arrival, Double burstiness, double warmupS, Double durationS, Long numRequests,
-                        double rampUpS, Path traceFile, long latenessBoundUs, long seed, Duration progressEvery) {
+                        double rampUpS, Trace trace, long latenessBoundUs, long seed, Duration progressEvery) {
             this(target, identity, scenario, corpus, generatorId, arrival, burstiness, warmupS, durationS, numRequests,
-                    rampUpS, traceFile, latenessBoundUs, seed, progressEvery, null);
+                    rampUpS, trace, latenessBoundUs, seed, progressEvery, null);
         }
     }
 
@@ -214,7 +218,7 @@ public final class LoadRun {
             case "gamma" -> Schedule.gamma(startUs, sc.rateRps(), s.burstiness() == null ? 1.0 : s.burstiness(),
                     s.rampUpS(), s.seed());
             case "constant" -> Schedule.constant(startUs, sc.rateRps(), s.rampUpS());
-            case "trace" -> Schedule.trace(startUs, s.traceFile());
+            case "trace" -> Schedule.trace(startUs, s.trace());
             default -> throw new IllegalArgumentException("unknown arrival process " + s.arrival()
                     + " (poisson, gamma, constant, closed_loop, trace)");
         };
@@ -226,9 +230,18 @@ public final class LoadRun {
         final long prefixSeed = "warm".equals(s.scenario().cache())
                 ? s.scenario().id().hashCode()
                 : (s.identity().runId() + "/" + idPrefix + seq).hashCode() * 31L + seq;
-        final String prompt = Prompts.build(entry.prompt(), s.scenario().promptTokens(), prefixSeed);
+        final Trace.Entry traced = s.trace() == null ? null : s.trace().entry(seq);
+        final int promptTokens = traced != null && traced.inputTokens() != null ? traced.inputTokens() : s.scenario().promptTokens();
+        final int outputTokens = traced != null && traced.outputTokens() != null ? Math.max(1, traced.outputTokens())
+                : s.scenario().outputTokens();
+        // a trace's shared block ids become shared prompt blocks: requests with the same leading ids share that prefix
+        final String prompt = traced != null && traced.hashIds() != null
+                ? Prompts.build(entry.prompt(), promptTokens, traced.hashIds(), Trace.MOONCAKE_BLOCK_TOKENS, prefixSeed)
+                : Prompts.build(entry.prompt(), promptTokens, prefixSeed);
+        // an exact answer length where the target takes one (ignore_eos, vLLM's min_tokens): only for a trace's lengths
+        final Integer minTokens = traced != null && traced.outputTokens() != null && s.identity().decoding().ignoreEos() ? outputTokens : null;
         return new RequestSpec(idPrefix + seq, s.scenario().id(), prompt,
-                Prompts.countTokens(prompt), entry.expected(), s.scenario().outputTokens(), intendedUs, warmup);
+                Prompts.countTokens(prompt), entry.expected(), outputTokens, minTokens, intendedUs, warmup);
     }
 
     /** Waits until {@code endUs} on this clock, or until the run is stopped. */

@@ -1,10 +1,5 @@
 package dev.goodput.producer.load;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.function.DoubleSupplier;
@@ -50,29 +45,10 @@ public interface Schedule {
         return new ClosedLoop(startUs, concurrency);
     }
 
-    /** Replays a trace: one send offset in seconds per line (blank lines and # comments skipped). */
-    static Schedule trace(long startUs, Path file) {
-        final List<Long> times = new ArrayList<>();
-        try {
-            int line = 0;
-            for (String s : Files.readAllLines(file)) {
-                line++;
-                final String t = s.strip();
-                if (t.isEmpty() || t.startsWith("#")) {
-                    continue;
-                }
-                try {
-                    times.add(startUs + Math.round(Double.parseDouble(t.split("[,\\s]")[0]) * 1e6));
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(file + " line " + line + ": expected seconds from the start, got " + t);
-                }
-            }
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read the trace file " + file + ": " + e.getMessage(), e);
-        }
-        times.sort(Long::compare);
-        final var it = times.iterator();
-        return () -> it.hasNext() ? it.next() : Long.MAX_VALUE;
+    /** Replays a trace: its requests at their offsets from {@code startUs}, in order, then no more. */
+    static Schedule trace(long startUs, Trace trace) {
+        final var it = trace.entries().iterator();
+        return () -> it.hasNext() ? startUs + it.next().offsetUs() : Long.MAX_VALUE;
     }
 
     /** An open-loop process of gaps in seconds, with an optional linear ramp-up of the rate. */

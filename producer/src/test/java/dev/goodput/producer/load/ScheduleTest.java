@@ -90,7 +90,7 @@ class ScheduleTest {
     void traceReplaysOffsets(@TempDir Path dir) throws Exception {
         final Path f = dir.resolve("t.txt");
         Files.writeString(f, "# offsets\n0.5\n0\n1.25\n");
-        final Schedule s = Schedule.trace(1_000_000, f);
+        final Schedule s = Schedule.trace(1_000_000, Trace.read(f, null, 1));
         assertThat(s.next()).isEqualTo(1_000_000);
         assertThat(s.next()).isEqualTo(1_500_000);
         assertThat(s.next()).isEqualTo(2_250_000);
