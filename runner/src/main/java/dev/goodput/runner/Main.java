@@ -7,6 +7,7 @@ import dev.goodput.config.ConfigException;
 import dev.goodput.config.Preflight;
 import dev.goodput.config.Redact;
 import dev.goodput.producer.cli.ProduceCommand;
+import dev.goodput.producer.cli.ProxyCommand;
 import dev.goodput.producer.cli.SimulateCommand;
 import dev.goodput.sink.PricesCommand;
 import dev.goodput.sink.SinkCommand;
@@ -20,7 +21,7 @@ import picocli.CommandLine;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class, BrokerCommand.class, RegistryCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class})
+        subcommands = {DemoCommand.class, BrokerCommand.class, RegistryCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, ProxyCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class})
 public final class Main {
 
     public static final int EXIT_FAILED = 1;

@@ -55,6 +55,10 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     private final StringBuilder answer = new StringBuilder();
     private final StringBuilder errorBody = new StringBuilder();
     private Consumer<Throwable> abort = cause -> { };
+    /** False for observed traffic (the proxy): no expected answer to score against. */
+    private boolean judgeQuality = true;
+    /** An observed exchange is never cut short for a bad event: its client still gets every byte. */
+    private boolean observed;
 
     private volatile long actualSendUs = -1;
     private int httpStatus = -1;
@@ -80,6 +84,23 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         this.clock = clock;
         this.sink = sink;
         this.onDone = onDone;
+    }
+
+    /**
+     * An observer of an exchange someone else sends (the proxy): it is fed the exchange's send,
+     * status, body bytes and end, and publishes the same events a generated request would. The
+     * contract's quality rule is applied only where it needs no expected answer (valid_json);
+     * otherwise the request passes it unjudged, with no score.
+     *
+     * @param cancel what abandons the exchange upstream
+     */
+    public static RequestExecution observing(RequestSpec spec, RunIdentity run, Target target, MicroClock clock, EventSink sink,
+                                             Consumer<RequestEvent> onDone, Consumer<Throwable> cancel) {
+        final RequestExecution e = new RequestExecution(spec, run, target, clock, sink, onDone);
+        e.judgeQuality = "valid_json".equals(run.qualityMetric());
+        e.observed = true;
+        e.abort = cancel;
+        return e;
     }
 
     /** Sends the request; returns at once. Plain-HTTP targets use the selector client, TLS targets Jetty. */
@@ -263,7 +284,9 @@ public final class RequestExecution implements Response.Listener, SseParser.List
 
     private void fail(String message) {
         protocolError = message;
-        abort.accept(new ProtocolError(message));
+        if (!observed) {
+            abort.accept(new ProtocolError(message));
+        }
     }
 
     @Override
@@ -290,9 +313,11 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 .setHttpStatus(httpStatus >= 0 ? httpStatus : null)
                 .setWarmup(spec.warmup());
         classify(failure, e);
-        if (e.getStatus() == RequestStatus.OK) {
+        if (e.getStatus() == RequestStatus.OK && judgeQuality) {
             final double score = Quality.score(run.qualityMetric(), answer.toString(), spec.expected());
             e.setQualityScore(score).setQualityPass(Quality.passes(score, run.qualityFloor()));
+        } else if (e.getStatus() == RequestStatus.OK) {
+            e.setQualityScore(null).setQualityPass(true);
         }
         final RequestEvent event = e.build();
         sink.request(event);

@@ -42,6 +42,7 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
     private final LongAdder tokensOffered = new LongAdder();
     private final LongAdder requestsOffered = new LongAdder();
     private final LongAdder acked = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
     private final Thread publisher;
     private final Thread ticker;
     private final int capacity;
@@ -170,6 +171,7 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
 
     private void offer(ProducerRecord<String, SpecificRecord> r) {
         if (!buffer.offer(r)) {
+            dropped.increment();
             failure.compareAndSet(null, "the publish buffer (" + capacity + " events) overflowed: Kafka is not keeping up with the generator; the run is stopped rather than "
                     + "dropping events (raise --publish-buffer or check the broker)");
         }
@@ -220,6 +222,11 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
             }
         }
         return acked.sum() >= tokensOffered.sum() + requestsOffered.sum();
+    }
+
+    /** Events that did not fit the buffer and were not published (the generator stops on the first; the proxy counts them). */
+    public long dropped() {
+        return dropped.sum();
     }
 
     /** Why the sink failed, or null. */

@@ -1,0 +1,130 @@
+package dev.goodput.producer.cli;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+import dev.goodput.config.Connection;
+import dev.goodput.config.Durations;
+import dev.goodput.config.Home;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.producer.MicroClock;
+import dev.goodput.producer.client.RunIdentity;
+import dev.goodput.producer.client.StreamingClient;
+import dev.goodput.producer.client.Target;
+import dev.goodput.producer.client.TimingPriority;
+import dev.goodput.producer.proxy.ProxyServer;
+import dev.goodput.producer.publish.KafkaEventSink;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.topics.Topics;
+import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine;
+
+/**
+ * {@code goodput proxy}: a passive OpenAI-compatible reverse proxy in front of a real service. Its
+ * completions calls are timed and published under the contract, as the generator's are, so the
+ * pipeline judges, prices and keeps the service's real traffic; everything else passes through.
+ */
+@Command(name = "proxy", mixinStandardHelpOptions = true,
+        description = {"Stand in front of an OpenAI-compatible service, hand every answer back unchanged, and publish its completions",
+                "calls as request and token events under the contract (prompt and answer text are never stored)."})
+public final class ProxyCommand implements Callable<Integer> {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--listen", defaultValue = "127.0.0.1:8080", description = "Address clients call (default: ${DEFAULT-VALUE}).")
+    String listen;
+
+    @Option(names = "--upstream", required = true, description = "The service the proxy stands for, e.g. http://127.0.0.1:8000 "
+            + "(its path prefix, if any, goes before the clients' paths).")
+    URI upstream;
+
+    @Option(names = "--contract", defaultValue = Home.CONFIG + "contract.yaml", description = "Contract the traffic is judged under (default: ${DEFAULT-VALUE}).")
+    Path contractFile;
+
+    @Option(names = "--scenario", defaultValue = "observed", description = "Scenario id the observed requests carry (default: ${DEFAULT-VALUE}).")
+    String scenarioId;
+
+    @Option(names = "--run-id", description = "Run id (default: a timestamp and random suffix).")
+    String runId;
+
+    @Option(names = "--timeout", converter = Durations.Seconds.class, defaultValue = "600", description = "Upstream request timeout, seconds (default: ${DEFAULT-VALUE}).")
+    double timeoutS;
+
+    @Option(names = "--stall-timeout", converter = Durations.Seconds.class, defaultValue = "60", description = "Upstream silence that ends a request, seconds (default: ${DEFAULT-VALUE}).")
+    double stallS;
+
+    @Option(names = "--max-connections", defaultValue = "4096", description = "Connections to the upstream (default: ${DEFAULT-VALUE}).")
+    int maxConnections;
+
+    @Option(names = "--publish-buffer", defaultValue = "1000000", description = "Events buffered for Kafka; beyond it events are counted as not published, never waited for (default: ${DEFAULT-VALUE}).")
+    int publishBuffer;
+
+    @Option(names = "--progress-every", converter = Durations.Seconds.class, defaultValue = "5", description = "Seconds between progress lines (default: ${DEFAULT-VALUE}).")
+    double progressS;
+
+    @CommandLine.Mixin
+    Connection connection;
+
+    @Option(names = "--producer.config", description = "Kafka producer properties file.")
+    Path producerConfig;
+
+    @Override
+    public Integer call() throws Exception {
+        final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        final InetSocketAddress address = address(listen);
+        if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--upstream must be an http:// or https:// URL, got " + upstream);
+        }
+        final Contract contract = ContractLoader.load(contractFile);
+        final Properties props = connection.kafka(producerConfig);
+        final SchemaRegistryClient registry = connection.registry(props);
+        try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(props))) {
+            Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
+        }
+        final String run = runId != null ? runId : ProduceCommand.newRunId();
+        final Target target = new Target(upstream.toString(), true, contract.modelName(), null, Map.of(),
+                upstream.getHost() + ":" + upstream.getPort(), Duration.ofMillis(Math.round(timeoutS * 1000)),
+                Duration.ofMillis(Math.round(stallS * 1000)), false);
+        final CountDownLatch stopped = new CountDownLatch(1);
+        try (StreamingClient client = new StreamingClient(maxConnections, TimingPriority.NORMAL);
+             KafkaEventSink sink = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
+                     publishBuffer, run);
+             ProxyServer proxy = new ProxyServer(address, upstream, client.http(), RunIdentity.of(contract, run, target.targetId()),
+                     scenarioId, target, sink, MicroClock.system())) {
+            out.println(String.format(Locale.ROOT, "proxy at http://%s:%d for %s: run %s, scenario %s, contract %s",
+                    proxy.address().getHostString(), proxy.address().getPort(), upstream, run, scenarioId, contract.id()));
+            final Thread hook = new Thread(stopped::countDown, "goodput-proxy-shutdown");
+            Runtime.getRuntime().addShutdownHook(hook);
+            final long every = Math.max(1, Math.round(progressS * 1000));
+            while (!stopped.await(every, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                out.println(String.format(Locale.ROOT, "observed %d calls, passed %d through; events acknowledged %d, not published %d",
+                        proxy.observed(), proxy.passedThrough(), sink.acked(), sink.dropped()));
+            }
+            out.println(String.format(Locale.ROOT, "stopped: observed %d calls; %d events not published", proxy.observed(), sink.dropped()));
+            return sink.dropped() > 0 ? 1 : 0;
+        }
+    }
+
+    static InetSocketAddress address(String hostPort) {
+        final int colon = hostPort.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("--listen wants host:port, got " + hostPort);
+        }
+        return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    }
+}

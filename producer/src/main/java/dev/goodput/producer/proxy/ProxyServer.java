@@ -1,0 +1,199 @@
+package dev.goodput.producer.proxy;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.goodput.producer.MicroClock;
+import dev.goodput.producer.Prompts;
+import dev.goodput.producer.client.EventSink;
+import dev.goodput.producer.client.RequestExecution;
+import dev.goodput.producer.client.RequestSpec;
+import dev.goodput.producer.client.RunIdentity;
+import dev.goodput.producer.client.Target;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.http.HttpField;
+
+/**
+ * A passive OpenAI-compatible reverse proxy: every request goes to the upstream unchanged and its
+ * answer comes back to the client byte for byte as it arrives (headers too, minus hop-by-hop ones);
+ * the completions calls ({@code /chat/completions}, {@code /completions}) are also observed and
+ * published as the generator publishes its own requests, so the pipeline judges real traffic under
+ * the contract. The request's arrival at the proxy stands for its intended send. Prompt and answer
+ * text are never stored: only their lengths (from the server's usage, else the contract's tokenizer).
+ */
+public final class ProxyServer implements AutoCloseable {
+
+    /** Headers that belong to one connection, not to the message (RFC 9110 section 7.6.1), and those the server sets itself. */
+    static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authenticate",
+            "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "date");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpServer server;
+    private final ExecutorService threads;
+    private final HttpClient http;
+    private final URI upstream;
+    private final RunIdentity run;
+    private final String scenarioId;
+    private final EventSink sink;
+    private final MicroClock clock;
+    private final Target target;
+    private final AtomicLong observed = new AtomicLong();
+    private final AtomicLong passedThrough = new AtomicLong();
+
+    /**
+     * @param upstream   the server the proxy stands for: its scheme, host, port and path prefix
+     * @param scenarioId the scenario the observed requests are published under
+     * @param target     how the upstream is called: timeouts (the request's and the stall's) and the secrets to mask in errors
+     */
+    public ProxyServer(InetSocketAddress listen, URI upstream, HttpClient http, RunIdentity run, String scenarioId, Target target,
+                       EventSink sink, MicroClock clock) throws IOException {
+        this.upstream = upstream;
+        this.http = http;
+        this.run = run;
+        this.scenarioId = scenarioId;
+        this.target = target;
+        this.sink = sink;
+        this.clock = clock;
+        this.server = HttpServer.create(listen, 1024);
+        this.threads = Executors.newCachedThreadPool(r -> {
+            final Thread t = new Thread(r, "goodput-proxy");
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(threads);
+        server.createContext("/", this::handle);
+        server.start();
+    }
+
+    /** Where clients reach the proxy. */
+    public InetSocketAddress address() {
+        return server.getAddress();
+    }
+
+    /** Completions calls observed so far. */
+    public long observed() {
+        return observed.get();
+    }
+
+    /** Other calls passed through so far. */
+    public long passedThrough() {
+        return passedThrough.get();
+    }
+
+    /** Whether a path is a completions call the proxy observes. */
+    static boolean observedPath(String method, String path) {
+        return "POST".equals(method) && (path.endsWith("/chat/completions") || path.endsWith("/completions"));
+    }
+
+    /** The upstream URL of a request: the upstream's origin and path prefix, then the request's path and query. */
+    URI upstreamUri(URI request) {
+        final String prefix = upstream.getRawPath() == null ? "" : upstream.getRawPath().replaceAll("/+$", "");
+        final String path = request.getRawPath();
+        final String query = request.getRawQuery();
+        return URI.create(upstream.getScheme() + "://" + upstream.getRawAuthority() + prefix + path + (query == null ? "" : "?" + query));
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        final long arrivalUs = clock.nowMicros();
+        final String method = ex.getRequestMethod();
+        final byte[] body = ex.getRequestBody().readAllBytes();
+        final Request request = http.newRequest(upstreamUri(ex.getRequestURI())).method(method)
+                .timeout(target.requestTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .idleTimeout(target.stallTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .headers(h -> ex.getRequestHeaders().forEach((name, values) -> {
+                    if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
+                        values.forEach(v -> h.add(name, v));
+                    }
+                }));
+        if (body.length > 0 || "POST".equals(method) || "PUT".equals(method)) {
+            final String type = ex.getRequestHeaders().getFirst("Content-Type");
+            request.body(new BytesRequestContent(type == null ? "application/octet-stream" : type, body));
+        }
+        final Forwarder forward = new Forwarder(ex);
+        if (!observedPath(method, ex.getRequestURI().getPath())) {
+            passedThrough.incrementAndGet();
+            request.send(forward);
+            forward.await();
+            return;
+        }
+        observed.incrementAndGet();
+        final JsonNode json = parse(body);
+        final boolean chat = ex.getRequestURI().getPath().endsWith("/chat/completions");
+        final RequestSpec spec = new RequestSpec("proxy-" + UUID.randomUUID(), scenarioId, "", promptTokens(json, chat), null,
+                json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), arrivalUs, false);
+        // the client's own credentials are the secrets to mask should the upstream echo them in an error
+        final java.util.Map<String, String> credentials = new java.util.LinkedHashMap<>();
+        ex.getRequestHeaders().forEach((name, values) -> {
+            if (dev.goodput.config.Redact.secretHeader(name) && !values.isEmpty()) {
+                credentials.put(name, values.get(0));
+            }
+        });
+        final Target observedTarget = new Target(target.baseUrl(), chat, json.path("model").asText(target.model()), null, credentials,
+                target.targetId(), target.requestTimeout(), target.stallTimeout(), false);
+        final RequestExecution exec = RequestExecution.observing(spec, run, observedTarget, clock, sink, e -> { }, request::abort);
+        request.onRequestBegin(r -> exec.sent());
+        forward.observe(exec, json.path("stream").asBoolean(false), chat);
+        request.send(forward);
+        forward.await();
+    }
+
+    private static JsonNode parse(byte[] body) {
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            return JSON.createObjectNode();
+        }
+    }
+
+    /** The prompt's length under the contract's whitespace tokenizer, used when the server reports no usage. */
+    static int promptTokens(JsonNode json, boolean chat) {
+        if (!chat) {
+            final JsonNode p = json.path("prompt");
+            return p.isTextual() ? Prompts.countTokens(p.asText()) : 0;
+        }
+        int n = 0;
+        for (JsonNode m : json.path("messages")) {
+            final JsonNode c = m.path("content");
+            if (c.isTextual()) {
+                n += Prompts.countTokens(c.asText());
+            } else if (c.isArray()) {
+                for (JsonNode part : c) {
+                    n += Prompts.countTokens(part.path("text").asText(""));
+                }
+            }
+        }
+        return n;
+    }
+
+    /** The upstream's headers a client gets: all but the hop-by-hop ones. */
+    static List<HttpField> endToEnd(Iterable<HttpField> fields) {
+        final java.util.ArrayList<HttpField> out = new java.util.ArrayList<>();
+        for (HttpField f : fields) {
+            if (!HOP_BY_HOP.contains(f.getLowerCaseName())) {
+                out.add(f);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+}

@@ -1,0 +1,122 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import dev.goodput.avro.RequestEvent;
+import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.kafka.EmbeddedKafka;
+import dev.goodput.producer.Corpus;
+import dev.goodput.producer.MicroClock;
+import dev.goodput.producer.client.RunIdentity;
+import dev.goodput.producer.client.StreamingClient;
+import dev.goodput.producer.client.Target;
+import dev.goodput.producer.proxy.ProxyServer;
+import dev.goodput.producer.publish.KafkaEventSink;
+import dev.goodput.producer.sim.SimConfig;
+import dev.goodput.producer.sim.SimServer;
+import dev.goodput.registry.InProcessSchemaRegistry;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.report.TopicSnapshot;
+import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.topics.Topics;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Real traffic through the proxy on a real broker: a client's calls to the simulator land on the
+ * raw topics as request and token events of the proxy's run, and when the broker stops, every
+ * client still gets its whole answer while the proxy counts what it could not publish.
+ */
+class ProxyIT {
+
+    private static final Path CONTRACT = Path.of("../config/contract.yaml");
+
+    @Test
+    void observedCallsLandOnTheTopicsAndABrokerOutageNeverCostsAClientItsAnswer() throws Exception {
+        final Contract contract = ContractLoader.load(CONTRACT);
+        final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, CONTRACT.getParent()));
+        try (EmbeddedKafka kafka = EmbeddedKafka.startTemporary();
+             InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0);
+             SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0);
+             StreamingClient upstreamClient = new StreamingClient(64)) {
+            final Properties props = new Properties();
+            props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            try (var admin = kafka.admin()) {
+                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) 1);
+            }
+            // a broker that goes away must fail sends in seconds, not minutes, for the test to end
+            final Properties producer = new Properties();
+            producer.putAll(props);
+            producer.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "2000");
+            producer.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "2000");
+            producer.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "4000");
+            final SchemaRegistryClient sr = new SchemaRegistryClient(registry.url());
+            final URI simOrigin = URI.create(sim.baseUrl().replaceAll("/v1$", ""));
+            final Target target = new Target(sim.baseUrl(), true, contract.modelName(), null, Map.of(), "sim", Duration.ofSeconds(60),
+                    Duration.ofSeconds(30), false);
+            final HttpClient client = HttpClient.newHttpClient();
+            final KafkaEventSink sink = new KafkaEventSink(producer, sr, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
+                    300, "proxy-run").closeWindowsAfter(Duration.ZERO);
+            try (ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), simOrigin,
+                    upstreamClient.http(), RunIdentity.of(contract, "proxy-run", "sim"), "observed", target, sink, MicroClock.system())) {
+                final String url = "http://127.0.0.1:" + proxy.address().getPort() + "/v1/chat/completions";
+                for (int i = 0; i < 10; i++) {
+                    assertThat(call(client, url, corpus.get(i).prompt())).endsWith("data: [DONE]\n\n");
+                }
+                assertThat(sink.flush(Duration.ofSeconds(60))).as("the first ten calls' events acknowledged").isTrue();
+                final Properties consumer = new Properties();
+                consumer.putAll(props);
+                final List<RequestEvent> requests = TopicSnapshot.read(consumer, Topics.REQUESTS.name(),
+                        new AvroDeserializer<>(sr, RequestEvent.class)).stream().filter(e -> e.getRunId().equals("proxy-run")).toList();
+                assertThat(requests).hasSize(10).allMatch(e -> e.getStatus() == RequestStatus.OK && e.getScenarioId().equals("observed"));
+                final List<TokenEvent> tokens = TopicSnapshot.read(consumer, Topics.TOKENS.name(),
+                        new AvroDeserializer<>(sr, TokenEvent.class)).stream().filter(e -> e.getRunId().equals("proxy-run")).toList();
+                for (RequestEvent r : requests) {
+                    assertThat(tokens.stream().filter(t -> t.getRequestId().equals(r.getRequestId())).count())
+                            .as("token events of %s", r.getRequestId()).isEqualTo(r.getContentChunks());
+                }
+
+                // the broker goes away: answers keep coming, what cannot be published is counted
+                kafka.stop();
+                for (int i = 0; i < 40; i++) {
+                    assertThat(call(client, url, corpus.get(i).prompt())).endsWith("data: [DONE]\n\n");
+                }
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (sink.dropped() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertThat(proxy.observed()).isEqualTo(50);
+                assertThat(sink.dropped()).as("events the full buffer could not take while the broker was down").isPositive();
+            } finally {
+                sink.close();
+            }
+        }
+    }
+
+    private static String call(HttpClient client, String url, String prompt) throws Exception {
+        final String body = "{\"model\":\"m\",\"stream\":true,\"max_tokens\":32,\"messages\":[{\"role\":\"user\",\"content\":"
+                + new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(prompt) + "}]}";
+        final HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return r.body();
+    }
+}
