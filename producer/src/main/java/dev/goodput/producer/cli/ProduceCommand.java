@@ -101,6 +101,14 @@ public final class ProduceCommand implements Callable<Integer> {
             + " inference trace (CSV), BurstGPT (CSV) or Mooncake (JSON lines); lengths and shared prefixes are honoured where it has them.")
     Path traceFile;
 
+    @Option(names = "--continuous", description = "Run one scenario until stopped (Ctrl-C), the run id rolling over every --roll-every"
+            + " (<run>-0001, <run>-0002, ...) so that each report and replay covers a bounded span.")
+    boolean continuous;
+
+    @Option(names = "--roll-every", converter = Durations.Seconds.class, defaultValue = "3600",
+            description = "With --continuous: how long each run id lasts, e.g. 3600, 60m or 1h (default: ${DEFAULT-VALUE} s).")
+    double rollEveryS;
+
     @Option(names = "--trace-format", description = "offsets, azure, burstgpt or mooncake (default: told from the file's first line).")
     String traceFormat;
 
@@ -236,6 +244,12 @@ public final class ProduceCommand implements Callable<Integer> {
         if (trace != null) {
             System.out.println(trace.describe());
         }
+        if (continuous && (scenarios.size() != 1 || numRequests != null || trace != null || !(rollEveryS > 0))) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--continuous runs one scenario (give one --scenario), "
+                    + "without --num-requests or a trace, and --roll-every must be more than 0; got " + scenarios.size()
+                    + " scenarios" + (numRequests != null ? ", --num-requests" : "") + (trace != null ? ", a trace" : "")
+                    + ", --roll-every " + rollEveryS);
+        }
         // a trace runs to its end unless a duration or a request count is given
         final Double runDuration = numRequests != null || trace != null && durationS == null ? null : Double.valueOf(duration);
         RunOutcome outcome = null;
@@ -283,7 +297,18 @@ public final class ProduceCommand implements Callable<Integer> {
                 outcome = g.outcome();
                 final RunIdentity contractual = RunIdentity.of(contract, run, t.targetId());
                 final RunIdentity identity = objectives == null ? contractual : contractual.withObjectives(objectives);
-                for (Scenario sc : scenarios) {
+                // continuous: the one scenario again and again, each span under its own run id, warm-up only in the first
+                for (int roll = 1; continuous && !g.stopped(); roll++) {
+                    final String span = String.format(Locale.ROOT, "%s-%04d", run, roll);
+                    out.println("run " + span + " (rolls over every " + rollEveryS + " s; Ctrl-C stops)");
+                    final RunIdentity rolled = RunIdentity.of(contract, span, t.targetId());
+                    g.run(new LoadRun.Settings(t, objectives == null ? rolled : rolled.withObjectives(objectives), scenarios.get(0), corpus,
+                            gen, arrivalProcess, burstiness != null ? burstiness : contract.arrival().burstiness(),
+                            roll == 1 ? (warmupS != null ? warmupS : contract.arrival().warmupS()) : 0, rollEveryS, null, rampUpS, null,
+                            Math.round(latenessBoundMs * 1000), seed + roll, Duration.ofMillis(Math.round(progressS * 1000)),
+                            maxConcurrency));
+                }
+                for (Scenario sc : continuous ? List.<Scenario>of() : scenarios) {
                     if (g.stopped()) {
                         break;
                     }
