@@ -62,6 +62,10 @@ public final class ProxyCommand implements Callable<Integer> {
     @Option(names = "--run-id", description = "Run id (default: a timestamp and random suffix).")
     String runId;
 
+    @Option(names = "--roll-every", converter = Durations.Seconds.class, defaultValue = "3600",
+            description = "How long each run id lasts: calls are published under <run>-0001, <run>-0002, ... (default: ${DEFAULT-VALUE} s; 0: one run id).")
+    double rollEveryS;
+
     @Option(names = "--timeout", converter = Durations.Seconds.class, defaultValue = "600", description = "Upstream request timeout, seconds (default: ${DEFAULT-VALUE}).")
     double timeoutS;
 
@@ -105,9 +109,10 @@ public final class ProxyCommand implements Callable<Integer> {
              KafkaEventSink sink = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                      publishBuffer, run);
              ProxyServer proxy = new ProxyServer(address, upstream, client.http(), RunIdentity.of(contract, run, target.targetId()),
-                     scenarioId, target, sink, MicroClock.system())) {
-            out.println(String.format(Locale.ROOT, "proxy at http://%s:%d for %s: run %s, scenario %s, contract %s",
-                    proxy.address().getHostString(), proxy.address().getPort(), upstream, run, scenarioId, contract.id()));
+                     scenarioId, target, sink, MicroClock.system()).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000)))) {
+            out.println(String.format(Locale.ROOT, "proxy at http://%s:%d for %s: run %s%s, scenario %s, contract %s",
+                    proxy.address().getHostString(), proxy.address().getPort(), upstream, run,
+                    rollEveryS > 0 ? "-0001 (rolls over every " + rollEveryS + " s)" : "", scenarioId, contract.id()));
             final Thread hook = new Thread(stopped::countDown, "goodput-proxy-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
             final long every = Math.max(1, Math.round(progressS * 1000));

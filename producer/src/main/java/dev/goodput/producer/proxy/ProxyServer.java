@@ -57,6 +57,9 @@ public final class ProxyServer implements AutoCloseable {
     private final HttpClient http;
     private final URI upstream;
     private final RunIdentity run;
+    /** How long a run id lasts (microseconds), or 0 for one run id throughout. */
+    private volatile long rollEveryUs;
+    private final long startedUs;
     private final String scenarioId;
     private final EventSink sink;
     private final MicroClock clock;
@@ -74,6 +77,7 @@ public final class ProxyServer implements AutoCloseable {
         this.upstream = upstream;
         this.http = http;
         this.run = run;
+        this.startedUs = clock.nowMicros();
         this.scenarioId = scenarioId;
         this.target = target;
         this.sink = sink;
@@ -87,6 +91,29 @@ public final class ProxyServer implements AutoCloseable {
         server.setExecutor(threads);
         server.createContext("/", this::handle);
         server.start();
+    }
+
+    /**
+     * Rolls the run id over every {@code every}: calls arriving in the n-th span are published under
+     * {@code <run>-000n}, so that reports and replays of a proxy that runs for weeks cover bounded spans.
+     */
+    public ProxyServer rollEvery(java.time.Duration every) {
+        if (every.isNegative()) {
+            throw new IllegalArgumentException("--roll-every must be 0 (never) or more");
+        }
+        this.rollEveryUs = every.toNanos() / 1000;
+        return this;
+    }
+
+    /** The run a call arriving at {@code arrivalUs} belongs to. */
+    RunIdentity runAt(long arrivalUs) {
+        final long every = rollEveryUs;
+        if (every <= 0) {
+            return run;
+        }
+        final long span = 1 + Math.max(0, arrivalUs - startedUs) / every;
+        return new RunIdentity(run.contractId(), String.format(java.util.Locale.ROOT, "%s-%04d", run.runId(), span), run.targetId(),
+                run.gpuType(), run.gpuCount(), run.decoding(), run.qualityMetric(), run.qualityFloor(), run.objectives());
     }
 
     /** Where clients reach the proxy. */
@@ -154,7 +181,7 @@ public final class ProxyServer implements AutoCloseable {
         });
         final Target observedTarget = new Target(target.baseUrl(), chat, json.path("model").asText(target.model()), null, credentials,
                 target.targetId(), target.requestTimeout(), target.stallTimeout(), false);
-        final RequestExecution exec = RequestExecution.observing(spec, run, observedTarget, clock, sink, e -> { }, request::abort);
+        final RequestExecution exec = RequestExecution.observing(spec, runAt(arrivalUs), observedTarget, clock, sink, e -> { }, request::abort);
         request.onRequestBegin(r -> exec.sent());
         forward.observe(exec, json.path("stream").asBoolean(false), chat);
         request.send(forward);

@@ -237,4 +237,16 @@ class ProxyTest {
         assertThat(sink.requests).hasSize(n);
         return sink.requests.get(n - 1);
     }
+
+    @Test
+    void theRunIdRollsOverWithTheCallsArrival() {
+        proxy.rollEvery(Duration.ofSeconds(10));
+        final long t0 = MicroClock.system().nowMicros();
+        final String first = proxy.runAt(t0).runId();
+        assertThat(first).isEqualTo("run-t-0001");
+        assertThat(proxy.runAt(t0 + 10_000_000).runId()).isEqualTo("run-t-0002");
+        assertThat(proxy.runAt(t0 + 35_000_000).runId()).isEqualTo("run-t-0004");
+        proxy.rollEvery(Duration.ZERO);
+        assertThat(proxy.runAt(t0 + 35_000_000).runId()).isEqualTo("run-t");
+    }
 }
