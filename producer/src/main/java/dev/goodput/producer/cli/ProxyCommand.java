@@ -66,6 +66,11 @@ public final class ProxyCommand implements Callable<Integer> {
             description = "How long each run id lasts: calls are published under <run>-0001, <run>-0002, ... (default: ${DEFAULT-VALUE} s; 0: one run id).")
     double rollEveryS;
 
+    @Option(names = "--ask-usage", description = "Ask the upstream for usage on streamed calls whose client did not"
+            + " (stream_options.include_usage) and keep that event from the client: output tokens then come from the server."
+            + " Off by default: it changes the request the upstream gets, and streams are re-cut event by event.")
+    boolean askUsage;
+
     @Option(names = "--timeout", converter = Durations.Seconds.class, defaultValue = "600", description = "Upstream request timeout, seconds (default: ${DEFAULT-VALUE}).")
     double timeoutS;
 
@@ -109,10 +114,12 @@ public final class ProxyCommand implements Callable<Integer> {
              KafkaEventSink sink = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                      publishBuffer, run);
              ProxyServer proxy = new ProxyServer(address, upstream, client.http(), RunIdentity.of(contract, run, target.targetId()),
-                     scenarioId, target, sink, MicroClock.system()).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000)))) {
+                     scenarioId, target, sink, MicroClock.system()).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000))).askUsage(askUsage)) {
             out.println(String.format(Locale.ROOT, "proxy at http://%s:%d for %s: run %s%s, scenario %s, contract %s",
                     proxy.address().getHostString(), proxy.address().getPort(), upstream, run,
                     rollEveryS > 0 ? "-0001 (rolls over every " + rollEveryS + " s)" : "", scenarioId, contract.id()));
+            // the proxy's HTTP threads keep the normal scheduling class: said, as the generator says what it got
+            out.println("timing threads: normal (the proxy's server and client threads are not raised)");
             final Thread hook = new Thread(stopped::countDown, "goodput-proxy-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
             final long every = Math.max(1, Math.round(progressS * 1000));

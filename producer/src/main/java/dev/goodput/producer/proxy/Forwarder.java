@@ -37,6 +37,8 @@ final class Forwarder implements Response.Listener {
     /** A non-streamed observed answer, kept whole to be read at its end. */
     private java.io.ByteArrayOutputStream whole;
     private long lastReadNanos;
+    /** Set when the proxy asked for usage on the client's behalf: the usage event is kept from the client. */
+    private UsageStripper stripper;
 
     Forwarder(HttpExchange ex) {
         this.ex = ex;
@@ -47,6 +49,11 @@ final class Forwarder implements Response.Listener {
         this.exec = observer;
         this.stream = streamed;
         this.chat = chatCall;
+    }
+
+    /** Keeps the usage-only event the proxy asked for from the client. */
+    void stripUsage() {
+        this.stripper = new UsageStripper();
     }
 
     void await() {
@@ -86,11 +93,16 @@ final class Forwarder implements Response.Listener {
         final long nanos = System.nanoTime();
         lastReadNanos = nanos;
         if (!clientGone && out != null) {
-            final byte[] bytes = new byte[content.remaining()];
+            byte[] bytes = new byte[content.remaining()];
             content.duplicate().get(bytes);
+            if (stripper != null && status == 200) {
+                bytes = stripper.feed(bytes);
+            }
             try {
-                out.write(bytes);
-                out.flush();
+                if (bytes.length > 0) {
+                    out.write(bytes);
+                    out.flush();
+                }
             } catch (IOException e) {
                 clientLeft(response);
             }
@@ -122,6 +134,12 @@ final class Forwarder implements Response.Listener {
     @Override
     public void onComplete(Result result) {
         try {
+            if (out != null && !clientGone && stripper != null) {
+                final byte[] rest = stripper.rest();
+                if (rest.length > 0) {
+                    out.write(rest);
+                }
+            }
             if (out == null && !clientGone) {
                 // nothing came back from the upstream: say why
                 final String reason = result.getFailure() == null ? "no response" : result.getFailure().toString();

@@ -57,6 +57,8 @@ public final class ProxyServer implements AutoCloseable {
     private final HttpClient http;
     private final URI upstream;
     private final RunIdentity run;
+    /** Whether to ask the upstream for usage on a streamed call whose client did not, keeping that event from the client. */
+    private volatile boolean askUsage;
     /** How long a run id lasts (microseconds), or 0 for one run id throughout. */
     private volatile long rollEveryUs;
     private final long startedUs;
@@ -105,6 +107,18 @@ public final class ProxyServer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Asks the upstream for usage ({@code stream_options.include_usage}) on streamed calls whose
+     * client did not, so that output tokens come from the server rather than counted chunks, and
+     * removes that usage event before the client sees it. Off by default: it changes the request the
+     * upstream gets, and the stream must then be re-cut event by event rather than handed on byte
+     * for byte as it arrives.
+     */
+    public ProxyServer askUsage(boolean ask) {
+        this.askUsage = ask;
+        return this;
+    }
+
     /** The run a call arriving at {@code arrivalUs} belongs to. */
     RunIdentity runAt(long arrivalUs) {
         final long every = rollEveryUs;
@@ -147,7 +161,14 @@ public final class ProxyServer implements AutoCloseable {
     private void handle(HttpExchange ex) throws IOException {
         final long arrivalUs = clock.nowMicros();
         final String method = ex.getRequestMethod();
-        final byte[] body = ex.getRequestBody().readAllBytes();
+        byte[] body = ex.getRequestBody().readAllBytes();
+        final JsonNode json = observedPath(method, ex.getRequestURI().getPath()) ? parse(body) : null;
+        final boolean addUsage = askUsage && json != null && json.path("stream").asBoolean(false)
+                && !json.path("stream_options").path("include_usage").asBoolean(false);
+        if (addUsage) {
+            ((com.fasterxml.jackson.databind.node.ObjectNode) json).withObject("/stream_options").put("include_usage", true);
+            body = JSON.writeValueAsBytes(json);
+        }
         final Request request = http.newRequest(upstreamUri(ex.getRequestURI())).method(method)
                 .timeout(target.requestTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
                 .idleTimeout(target.stallTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
@@ -168,7 +189,9 @@ public final class ProxyServer implements AutoCloseable {
             return;
         }
         observed.incrementAndGet();
-        final JsonNode json = parse(body);
+        if (addUsage) {
+            forward.stripUsage();
+        }
         final boolean chat = ex.getRequestURI().getPath().endsWith("/chat/completions");
         final RequestSpec spec = new RequestSpec("proxy-" + UUID.randomUUID(), scenarioId, "", promptTokens(json, chat), null,
                 json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), arrivalUs, false);

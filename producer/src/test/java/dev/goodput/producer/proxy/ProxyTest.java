@@ -49,6 +49,7 @@ class ProxyTest {
 
     private HttpServer upstream;
     private final AtomicBoolean upstreamSawCancel = new AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicReference<String> lastBody = new java.util.concurrent.atomic.AtomicReference<>();
     private final CountDownLatch slowStarted = new CountDownLatch(1);
     private StreamingClient jetty;
     private ProxyServer proxy;
@@ -60,6 +61,7 @@ class ProxyTest {
         upstream = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         upstream.createContext("/v1/chat/completions", ex -> {
             final String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            lastBody.set(body);
             if (body.contains("\"fail\"")) {
                 final byte[] b = "{\"error\":{\"message\":\"overloaded\"}}".getBytes(StandardCharsets.UTF_8);
                 ex.getResponseHeaders().set("Content-Type", "application/json");
@@ -248,5 +250,22 @@ class ProxyTest {
         assertThat(proxy.runAt(t0 + 35_000_000).runId()).isEqualTo("run-t-0004");
         proxy.rollEvery(Duration.ZERO);
         assertThat(proxy.runAt(t0 + 35_000_000).runId()).isEqualTo("run-t");
+    }
+
+    @Test
+    void askingForUsageOnTheClientsBehalfKeepsTheUsageEventFromItAndCountsTokensFromTheServer() throws Exception {
+        proxy.askUsage(true);
+        final HttpResponse<byte[]> proxied = post(proxyUrl(), STREAMED);
+        assertThat(lastBody.get()).contains("\"include_usage\":true");
+        final String expected = String.join("", STREAM.stream().filter(e -> !e.contains("\"usage\"")).toList());
+        assertThat(new String(proxied.body(), StandardCharsets.UTF_8)).isEqualTo(expected);
+        final RequestEvent p = awaitRequest(1);
+        assertThat(p.getOutputTokens()).isEqualTo(5);
+        assertThat(p.getOutputTokensSource()).isEqualTo(dev.goodput.avro.TokenCountSource.SERVER_USAGE);
+        // a client that asked for usage itself gets it
+        final HttpResponse<byte[]> asked = post(proxyUrl(),
+                STREAMED.replace("\"stream\":true", "\"stream\":true,\"stream_options\":{\"include_usage\":true}"));
+        assertThat(new String(asked.body(), StandardCharsets.UTF_8)).isEqualTo(String.join("", STREAM));
+        awaitRequest(2);
     }
 }
