@@ -1,12 +1,8 @@
 package dev.goodput.bench;
 
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
-import dev.goodput.config.Home;
-import dev.goodput.producer.client.TimingPriority;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
@@ -18,25 +14,12 @@ public final class BenchProxyCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--corpus", defaultValue = Home.CONFIG + "corpus/prompts.jsonl", description = "Prompt corpus (default: ${DEFAULT-VALUE}).")
-    Path corpus;
-
-    @Option(names = "--seconds", defaultValue = "20", description = "Seconds per measured phase (default: ${DEFAULT-VALUE}).")
-    double seconds;
-
-    @Option(names = "--timing-priority", defaultValue = "auto", description = "auto, realtime or normal: the load generator's"
-            + " timing threads (default: ${DEFAULT-VALUE}).")
-    String timingPriority;
+    @CommandLine.Mixin
+    GeneratorOptions options;
 
     @Override
     public Integer call() throws Exception {
-        final TimingPriority priority;
-        try {
-            priority = TimingPriority.parse(timingPriority);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--timing-priority: " + e.getMessage());
-        }
-        new ProxyBenchmark(System.out, corpus, seconds, priority).run();
+        new ProxyBenchmark(System.out, options.corpus, options.seconds, options.priority(spec)).run();
         return 0;
     }
 }

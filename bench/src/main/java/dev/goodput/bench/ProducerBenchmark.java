@@ -208,7 +208,7 @@ public final class ProducerBenchmark {
     }
 
     /** Child JVMs run with this JVM's collector and tuning flags, so both sides are measured alike. */
-    private static List<String> childFlags() {
+    static List<String> childFlags() {
         final List<String> flags = new ArrayList<>(List.of("-Xmx1g"));
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(flags::add);

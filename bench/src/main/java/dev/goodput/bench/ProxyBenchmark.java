@@ -2,11 +2,9 @@ package dev.goodput.bench;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -58,7 +56,7 @@ public final class ProxyBenchmark {
 
     public void run() throws Exception {
         final Corpus corpus = Corpus.load(corpusFile);
-        final List<String> flags = childFlags();
+        final List<String> flags = ProducerBenchmark.childFlags();
         try (ChildJvm broker = ChildJvm.start(flags, EmbeddedKafkaMain.class.getName(), "bootstrap=");
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.value()))) {
@@ -123,12 +121,5 @@ public final class ProxyBenchmark {
         final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
         final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         return Long.parseLong(f[11]) + Long.parseLong(f[12]);
-    }
-
-    private static List<String> childFlags() {
-        final List<String> flags = new ArrayList<>(List.of("-Xmx1g"));
-        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(flags::add);
-        return flags;
     }
 }
