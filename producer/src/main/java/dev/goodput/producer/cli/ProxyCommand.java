@@ -125,10 +125,10 @@ public final class ProxyCommand implements Callable<Integer> {
             final long every = Math.max(1, Math.round(progressS * 1000));
             while (!stopped.await(every, java.util.concurrent.TimeUnit.MILLISECONDS)) {
                 out.println(String.format(Locale.ROOT, "observed %d calls, passed %d through; events acknowledged %d, not published %d",
-                        proxy.observed(), proxy.passedThrough(), sink.acked(), sink.dropped()));
+                        proxy.observed(), proxy.passedThrough(), sink.acked(), sink.unpublished()));
             }
-            out.println(String.format(Locale.ROOT, "stopped: observed %d calls; %d events not published", proxy.observed(), sink.dropped()));
-            return sink.dropped() > 0 ? 1 : 0;
+            out.println(String.format(Locale.ROOT, "stopped: observed %d calls; %d events not published", proxy.observed(), sink.unpublished()));
+            return sink.unpublished() > 0 ? 1 : 0;
         }
     }
 

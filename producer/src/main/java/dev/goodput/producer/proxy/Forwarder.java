@@ -1,5 +1,6 @@
 package dev.goodput.producer.proxy;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -35,7 +36,7 @@ final class Forwarder implements Response.Listener {
     private int status;
     private boolean clientGone;
     /** A non-streamed observed answer, kept whole to be read at its end. */
-    private java.io.ByteArrayOutputStream whole;
+    private ByteArrayOutputStream whole;
     private long lastReadNanos;
     /** Set when the proxy asked for usage on the client's behalf: the usage event is kept from the client. */
     private UsageStripper stripper;
@@ -92,15 +93,14 @@ final class Forwarder implements Response.Listener {
     public void onContent(Response response, ByteBuffer content) {
         final long nanos = System.nanoTime();
         lastReadNanos = nanos;
+        // one copy of the read: the client's stream takes arrays, and a whole answer is kept from it
+        final byte[] bytes = new byte[content.remaining()];
+        content.duplicate().get(bytes);
         if (!clientGone && out != null) {
-            byte[] bytes = new byte[content.remaining()];
-            content.duplicate().get(bytes);
-            if (stripper != null && status == 200) {
-                bytes = stripper.feed(bytes);
-            }
+            final byte[] toClient = stripper != null && status == 200 ? stripper.feed(bytes) : bytes;
             try {
-                if (bytes.length > 0) {
-                    out.write(bytes);
+                if (toClient.length > 0) {
+                    out.write(toClient);
                     out.flush();
                 }
             } catch (IOException e) {
@@ -114,10 +114,8 @@ final class Forwarder implements Response.Listener {
             exec.body(content.duplicate(), nanos);
         } else {
             if (whole == null) {
-                whole = new java.io.ByteArrayOutputStream();
+                whole = new ByteArrayOutputStream();
             }
-            final byte[] bytes = new byte[content.remaining()];
-            content.duplicate().get(bytes);
             whole.writeBytes(bytes);
         }
     }

@@ -3,18 +3,25 @@ package dev.goodput.producer.proxy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.goodput.config.Redact;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Prompts;
 import dev.goodput.producer.client.EventSink;
@@ -99,7 +106,7 @@ public final class ProxyServer implements AutoCloseable {
      * Rolls the run id over every {@code every}: calls arriving in the n-th span are published under
      * {@code <run>-000n}, so that reports and replays of a proxy that runs for weeks cover bounded spans.
      */
-    public ProxyServer rollEvery(java.time.Duration every) {
+    public ProxyServer rollEvery(Duration every) {
         if (every.isNegative()) {
             throw new IllegalArgumentException("--roll-every must be 0 (never) or more");
         }
@@ -126,7 +133,7 @@ public final class ProxyServer implements AutoCloseable {
             return run;
         }
         final long span = 1 + Math.max(0, arrivalUs - startedUs) / every;
-        return new RunIdentity(run.contractId(), String.format(java.util.Locale.ROOT, "%s-%04d", run.runId(), span), run.targetId(),
+        return new RunIdentity(run.contractId(), String.format(Locale.ROOT, "%s-%04d", run.runId(), span), run.targetId(),
                 run.gpuType(), run.gpuCount(), run.decoding(), run.qualityMetric(), run.qualityFloor(), run.objectives());
     }
 
@@ -166,12 +173,12 @@ public final class ProxyServer implements AutoCloseable {
         final boolean addUsage = askUsage && json != null && json.path("stream").asBoolean(false)
                 && !json.path("stream_options").path("include_usage").asBoolean(false);
         if (addUsage) {
-            ((com.fasterxml.jackson.databind.node.ObjectNode) json).withObject("/stream_options").put("include_usage", true);
+            ((ObjectNode) json).withObject("/stream_options").put("include_usage", true);
             body = JSON.writeValueAsBytes(json);
         }
         final Request request = http.newRequest(upstreamUri(ex.getRequestURI())).method(method)
-                .timeout(target.requestTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
-                .idleTimeout(target.stallTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .timeout(target.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                .idleTimeout(target.stallTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> ex.getRequestHeaders().forEach((name, values) -> {
                     if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
                         values.forEach(v -> h.add(name, v));
@@ -196,9 +203,9 @@ public final class ProxyServer implements AutoCloseable {
         final RequestSpec spec = new RequestSpec("proxy-" + UUID.randomUUID(), scenarioId, "", promptTokens(json, chat), null,
                 json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), arrivalUs, false);
         // the client's own credentials are the secrets to mask should the upstream echo them in an error
-        final java.util.Map<String, String> credentials = new java.util.LinkedHashMap<>();
+        final Map<String, String> credentials = new LinkedHashMap<>();
         ex.getRequestHeaders().forEach((name, values) -> {
-            if (dev.goodput.config.Redact.secretHeader(name) && !values.isEmpty()) {
+            if (Redact.secretHeader(name) && !values.isEmpty()) {
                 credentials.put(name, values.get(0));
             }
         });
@@ -241,7 +248,7 @@ public final class ProxyServer implements AutoCloseable {
 
     /** The upstream's headers a client gets: all but the hop-by-hop ones. */
     static List<HttpField> endToEnd(Iterable<HttpField> fields) {
-        final java.util.ArrayList<HttpField> out = new java.util.ArrayList<>();
+        final ArrayList<HttpField> out = new ArrayList<>();
         for (HttpField f : fields) {
             if (!HOP_BY_HOP.contains(f.getLowerCaseName())) {
                 out.add(f);

@@ -42,7 +42,8 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
     private final LongAdder tokensOffered = new LongAdder();
     private final LongAdder requestsOffered = new LongAdder();
     private final LongAdder acked = new LongAdder();
-    private final LongAdder dropped = new LongAdder();
+    /** Events that never reached the broker: offered to a full buffer, or sent and failed for good. */
+    private final LongAdder unpublished = new LongAdder();
     private final Thread publisher;
     private final Thread ticker;
     private final int capacity;
@@ -171,7 +172,7 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
 
     private void offer(ProducerRecord<String, SpecificRecord> r) {
         if (!buffer.offer(r)) {
-            dropped.increment();
+            unpublished.increment();
             failure.compareAndSet(null, "the publish buffer (" + capacity + " events) overflowed: Kafka is not keeping up with the generator; the run is stopped rather than "
                     + "dropping events (raise --publish-buffer or check the broker)");
         }
@@ -194,6 +195,7 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
                 for (ProducerRecord<String, SpecificRecord> r : batch) {
                     producer.send(r, (md, e) -> {
                         if (e != null) {
+                            unpublished.increment();
                             failure.compareAndSet(null, "publishing to " + r.topic() + " failed: " + e.getMessage());
                         } else {
                             acked.increment();
@@ -224,9 +226,12 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
         return acked.sum() >= tokensOffered.sum() + requestsOffered.sum();
     }
 
-    /** Events that did not fit the buffer and were not published (the generator stops on the first; the proxy counts them). */
-    public long dropped() {
-        return dropped.sum();
+    /**
+     * Events that will never be on the broker: those the full buffer could not take and those whose
+     * send failed for good (the generator stops on the first; the proxy counts them and goes on).
+     */
+    public long unpublished() {
+        return unpublished.sum();
     }
 
     /** Why the sink failed, or null. */

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.goodput.avro.RequestEvent;
@@ -37,7 +38,7 @@ record Exchange(RequestEvent event, long[] arrivalsUs, int[] chunkTokens, Conven
         if (ok()) {
             return "";
         }
-        final StringBuilder sb = new StringBuilder(event.getStatus().name().toLowerCase(java.util.Locale.ROOT));
+        final StringBuilder sb = new StringBuilder(event.getStatus().name().toLowerCase(Locale.ROOT));
         if (event.getErrorClass() != null) {
             sb.append(' ').append(event.getErrorClass());
         }
