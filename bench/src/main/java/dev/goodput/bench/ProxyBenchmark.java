@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.goodput.avro.RequestEvent;
@@ -23,7 +25,11 @@ import dev.goodput.producer.client.Target;
 import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Scenario;
+import dev.goodput.metrics.Micros;
 import dev.goodput.registry.InProcessSchemaRegistry;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.report.TopicSnapshot;
+import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.topics.Topics;
 import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
@@ -50,8 +56,15 @@ public final class ProxyBenchmark {
         this.priority = priority;
     }
 
-    /** One phase's client-side figures. */
-    private record Phase(long requests, long ok, Histogram ttft, long chunks, double wallS) {
+    /**
+     * One phase's client-side figures, and each process's CPU over it (cores): what the 2 cores were
+     * asked for, since every process of the benchmark shares them.
+     */
+    private record Phase(long requests, long ok, Histogram ttft, Histogram itl, long chunks, double wallS, Map<String, RequestEvent> events,
+                         double simCores, double brokerCores, double proxyCores, double generatorCores) {
+        double proxyCpuS() {
+            return proxyCores * wallS;
+        }
     }
 
     public void run() throws Exception {
@@ -65,54 +78,142 @@ public final class ProxyBenchmark {
             // decode step 20 ms: 1,000 streams offer 50,000 chunks/s
             try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
-                         broker.value(), registry.url())) {
+                         broker.value(), registry.url(), priority.name())) {
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
                 final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
                 out.printf(Locale.ROOT, "simulator, broker and proxy in child JVMs; %d cores; %.0f s per phase%n",
                         Runtime.getRuntime().availableProcessors(), seconds);
-                phase(through, corpus, 100, 5);
-                phase(direct, corpus, 100, 5);
+                final long[] pids = {sim.pid(), broker.pid(), proxy.pid()};
+                phase(through, corpus, 100, 5, pids);
+                phase(direct, corpus, 100, 5, pids);
                 for (int streams : new int[] {100, 1000}) {
-                    final Phase d = phase(direct, corpus, streams, seconds);
-                    final long cpu0 = cpuTicks(proxy.pid());
-                    final Phase p = phase(through, corpus, streams, seconds);
-                    final double proxyCpuS = (cpuTicks(proxy.pid()) - cpu0) / 100.0;
-                    out.printf(Locale.ROOT, "%4d streams | direct: %6d ok, TTFT p50 %7.3f ms p99 %7.3f ms | through the proxy: %6d ok, "
-                                    + "TTFT p50 %7.3f ms p99 %7.3f ms | p99 added %+7.3f ms | %8.0f chunks/s forwarded, proxy CPU %.2f cores, "
-                                    + "%8.0f chunks/s per proxy core%n",
-                            streams, d.ok(), d.ttft().getValueAtPercentile(50) / 1e3, d.ttft().getValueAtPercentile(99) / 1e3,
-                            p.ok(), p.ttft().getValueAtPercentile(50) / 1e3, p.ttft().getValueAtPercentile(99) / 1e3,
-                            (p.ttft().getValueAtPercentile(99) - d.ttft().getValueAtPercentile(99)) / 1e3,
-                            p.chunks() / p.wallS(), proxyCpuS / p.wallS(), p.chunks() / Math.max(1e-9, proxyCpuS));
+                    final Phase d = phase(direct, corpus, streams, seconds, pids);
+                    final Phase p = phase(through, corpus, streams, seconds, pids);
+                    print(streams + " streams", d, p);
+                    ownTtft(p, broker.value(), registry.url());
                 }
+            }
+            // as bench-producer measures the generator: many fast streams (1,000 x 2 ms steps offer 500,000 chunks/s),
+            // so that a read holds several chunks, as it does when a server streams faster than the proxy reads
+            try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0");
+                 ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
+                         broker.value(), registry.url(), priority.name())) {
+                final long[] pids = {sim.pid(), broker.pid(), proxy.pid()};
+                final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
+                final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
+                phase(through, corpus, 1000, 5, pids);
+                final Phase d = phase(direct, corpus, 1000, seconds, pids);
+                final Phase p = phase(through, corpus, 1000, seconds, pids);
+                print("1000 fast streams", d, p);
             }
         }
     }
 
-    private Phase phase(String url, Corpus corpus, int streams, double durationS) throws Exception {
+    private void print(String name, Phase d, Phase p) {
+        out.printf(Locale.ROOT, "%-17s | direct: %6d ok, TTFT p50 %8.3f ms p99 %8.3f ms, ITL p50 %7.3f ms p99 %7.3f ms | through the proxy: %6d ok,"
+                        + " TTFT p50 %8.3f ms p99 %8.3f ms, ITL p50 %7.3f ms p99 %7.3f ms | TTFT p99 added %+8.3f ms, ITL p99 added %+7.3f ms%n",
+                name, d.ok(), ms(d.ttft(), 50), ms(d.ttft(), 99), ms(d.itl(), 50), ms(d.itl(), 99),
+                p.ok(), ms(p.ttft(), 50), ms(p.ttft(), 99), ms(p.itl(), 50), ms(p.itl(), 99),
+                ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(p.itl(), 99) - ms(d.itl(), 99));
+        out.printf(Locale.ROOT, "%-17s | %8.0f chunks/s forwarded, proxy CPU %.2f cores: %8.0f chunks/s per proxy core | CPU (cores) direct:"
+                        + " simulator %.2f, broker %.2f, generator %.2f; through the proxy: simulator %.2f, broker %.2f, generator %.2f, proxy %.2f%n",
+                name, p.chunks() / p.wallS(), p.proxyCores(), p.chunks() / Math.max(1e-9, p.proxyCpuS()),
+                d.simCores(), d.brokerCores(), d.generatorCores(), p.simCores(), p.brokerCores(), p.generatorCores(), p.proxyCores());
+    }
+
+    private static double ms(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1e3;
+    }
+
+    /**
+     * The proxy's own TTFT (from the call's arrival to its first chunk, as it published it) against
+     * the TTFT its client saw (from its actual send), call by call: the proxy's request id carries
+     * the client's {@code X-Request-Id}.
+     */
+    private void ownTtft(Phase p, String bootstrap, String registryUrl) throws InterruptedException {
+        final Properties props = new Properties();
+        props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        final Histogram diff = new Histogram(3_600_000_000L, 3);
+        final long expected = p.events().values().stream().filter(e -> e.getFirstChunkTimeUs() != null).count();
+        final long deadline = System.nanoTime() + 60_000_000_000L;
+        long over = 0;
+        while (true) {
+            diff.reset();
+            over = 0;
+            for (RequestEvent e : TopicSnapshot.read(props, Topics.REQUESTS.name(), new AvroDeserializer<>(new SchemaRegistryClient(registryUrl),
+                    RequestEvent.class))) {
+                final String id = e.getRequestId();
+                if (!id.startsWith("proxy-") || id.length() < 16 || e.getFirstChunkTimeUs() == null) {
+                    continue;
+                }
+                final RequestEvent client = p.events().get(id.substring(6, id.length() - 9));
+                if (client == null || client.getFirstChunkTimeUs() == null) {
+                    continue;
+                }
+                final long own = Micros.of(e.getFirstChunkTimeUs()) - Micros.of(e.getIntendedSendTimeUs());
+                final long seen = Micros.of(client.getFirstChunkTimeUs()) - Micros.of(client.getActualSendTimeUs());
+                diff.recordValue(Math.abs(seen - own));
+                if (Math.abs(seen - own) > 1_000) {
+                    over++;
+                }
+            }
+            if (diff.getTotalCount() >= expected || System.nanoTime() > deadline) {
+                break;
+            }
+            Thread.sleep(2_000);
+        }
+        out.printf(Locale.ROOT, "%-17s | the proxy's own TTFT against the client's, call by call (|difference|): p50 %.3f ms, p99 %.3f ms,"
+                        + " max %.3f ms; %d of %d calls over 1 ms%n", "", ms(diff, 50), ms(diff, 99), diff.getMaxValue() / 1e3, over,
+                diff.getTotalCount());
+    }
+
+    private Phase phase(String url, Corpus corpus, int streams, double durationS, long[] pids) throws Exception {
         final Target target = new Target(url, true, "sim", null, Map.of(), "sim", Duration.ofSeconds(60), Duration.ofSeconds(30), false);
         final RunIdentity id = new RunIdentity("0".repeat(64), "bench", "sim", "sim", 1,
                 new Contract.Decoding(0, 1, null, null, false), "contains", 1.0);
         final AtomicLong chunks = new AtomicLong();
         final AtomicLong ok = new AtomicLong();
+        final Map<String, RequestEvent> events = new ConcurrentHashMap<>();
+        final Map<String, Long> lastChunk = new ConcurrentHashMap<>();
+        final Histogram itl = new Histogram(3_600_000_000L, 3);
         final EventSink count = new EventSink() {
             @Override
             public void token(TokenEvent event) {
                 chunks.incrementAndGet();
+                final long at = Micros.of(event.getArrivalTimeUs());
+                final Long before = lastChunk.put(event.getRequestId(), at);
+                if (before != null) {
+                    synchronized (itl) {
+                        itl.recordValue(Math.max(0, at - before));
+                    }
+                }
             }
 
             @Override
             public void request(RequestEvent event) {
+                lastChunk.remove(event.getRequestId());
+                events.put(event.getRequestId(), event);
                 if (event.getStatus() == dev.goodput.avro.RequestStatus.OK) {
                     ok.incrementAndGet();
                 }
             }
         };
+        final long[] cpu0 = new long[pids.length + 1];
+        for (int i = 0; i < pids.length; i++) {
+            cpu0[i] = cpuTicks(pids[i]);
+        }
+        cpu0[pids.length] = cpuTicks(ProcessHandle.current().pid());
         try (StreamingClient http = new StreamingClient(4096, priority)) {
             final LoadRun run = new LoadRun(new LoadRun.Settings(target, id, new Scenario(32, 64, null, streams, "cold"), corpus, "bench",
                     "poisson", null, 0, durationS, null, 0, null, 1_000, 1, Duration.ofSeconds(3600)), MicroClock.system());
             final var summary = run.run(http, count, new PrintStream(OutputStream.nullOutputStream()), () -> null, chunks::get);
-            return new Phase(summary.getRequests(), ok.get(), run.ttft(), chunks.get(), summary.getWallS());
+            final double wall = summary.getWallS();
+            final double[] cores = new double[pids.length + 1];
+            for (int i = 0; i < pids.length; i++) {
+                cores[i] = (cpuTicks(pids[i]) - cpu0[i]) / 100.0 / wall;
+            }
+            cores[pids.length] = (cpuTicks(ProcessHandle.current().pid()) - cpu0[pids.length]) / 100.0 / wall;
+            return new Phase(summary.getRequests(), ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], cores[2], cores[3]);
         }
     }
 

@@ -12,6 +12,7 @@ import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.proxy.ProxyServer;
 import dev.goodput.producer.publish.KafkaEventSink;
 import dev.goodput.registry.SchemaRegistryClient;
@@ -21,7 +22,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 /**
  * The proxy alone in a JVM, for {@code bench-proxy}: its CPU is then the proxy's (forwarding,
  * parsing, timing and publishing to the broker). Prints {@code port=<port>} when ready; runs until killed.
- * Arguments: upstream origin, bootstrap servers, schema registry URL.
+ * Arguments: upstream origin, bootstrap servers, schema registry URL, timing priority (auto, realtime, normal).
  */
 public final class ProxyMain {
 
@@ -40,7 +41,8 @@ public final class ProxyMain {
         final KafkaEventSink sink = new KafkaEventSink(props, new SchemaRegistryClient(args[2]), Topics.TOKENS.name(),
                 Topics.REQUESTS.name(), Topics.RUNS.name(), 4_000_000).closeWindowsAfter(Duration.ZERO);
         final ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), upstream, client.http(),
-                run, "observed", target, sink, MicroClock.system());
+                run, "observed", target, sink, MicroClock.system(), TimingPriority.parse(args.length > 3 ? args[3] : "auto"));
+        System.err.println("proxy timing thread: " + proxy.timing());
         System.out.println("port=" + proxy.address().getPort());
         System.out.flush();
         Thread.currentThread().join();

@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * most of its time, and every chunk read in the next round waited for it (at 1,000 streams the
  * whole wave of first chunks did).
  */
-final class ExchangeWorker implements AutoCloseable {
+public final class ExchangeWorker implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ExchangeWorker.class);
 
@@ -33,31 +33,36 @@ final class ExchangeWorker implements AutoCloseable {
     // filled by the selector thread only
     private List<Event> round = new ArrayList<>();
 
-    ExchangeWorker(String name) {
+    public ExchangeWorker(String name) {
         this.thread = new Thread(this::run, name);
         thread.setDaemon(true);
         thread.start();
     }
 
     /** Selector thread: the response's status line arrived. */
-    void status(NioHttpClient.Exchange exchange, int code) {
-        round.add(new Event(exchange, code, null, 0, null));
+    public void status(NioHttpClient.Exchange exchange, int code) {
+        round.add(new Event(exchange, code, null, 0, null, null));
     }
 
     /** Selector thread: body bytes read at {@code readNanos}; copied, since the read buffer is reused. */
-    void body(NioHttpClient.Exchange exchange, ByteBuffer bytes, long readNanos) {
+    public void body(NioHttpClient.Exchange exchange, ByteBuffer bytes, long readNanos) {
         final byte[] copy = new byte[bytes.remaining()];
         bytes.get(copy);
-        round.add(new Event(exchange, BODY, copy, readNanos, null));
+        round.add(new Event(exchange, BODY, copy, readNanos, null, null));
     }
 
     /** Selector thread: the exchange ended, with a failure or null. */
-    void end(NioHttpClient.Exchange exchange, Throwable failureOrNull) {
-        round.add(new Event(exchange, END, null, 0, failureOrNull));
+    public void end(NioHttpClient.Exchange exchange, Throwable failureOrNull) {
+        round.add(new Event(exchange, END, null, 0, failureOrNull, null));
+    }
+
+    /** Selector thread: work to run on the worker, in order with the callbacks around it. */
+    public void task(Runnable task) {
+        round.add(new Event(null, TASK, null, 0, null, task));
     }
 
     /** Selector thread: hands the round's callbacks over; the worker finds them within a millisecond. */
-    void flush() {
+    public void flush() {
         if (round.isEmpty()) {
             return;
         }
@@ -100,11 +105,14 @@ final class ExchangeWorker implements AutoCloseable {
 
     private static final int BODY = -1;
     private static final int END = -2;
+    private static final int TASK = -3;
 
-    /** One callback: a status (code >= 0, the HTTP status), body bytes ({@link #BODY}) or the end ({@link #END}). */
-    private record Event(NioHttpClient.Exchange exchange, int code, byte[] bytes, long readNanos, Throwable failure) {
+    /** One callback: a status (code >= 0, the HTTP status), body bytes ({@link #BODY}), the end ({@link #END}) or a task. */
+    private record Event(NioHttpClient.Exchange exchange, int code, byte[] bytes, long readNanos, Throwable failure, Runnable task) {
         void deliver() {
-            if (code >= 0) {
+            if (code == TASK) {
+                task.run();
+            } else if (code >= 0) {
                 exchange.status(code);
             } else if (code == BODY) {
                 exchange.body(ByteBuffer.wrap(bytes), readNanos);

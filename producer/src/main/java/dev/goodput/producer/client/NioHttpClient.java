@@ -44,7 +44,7 @@ public final class NioHttpClient implements AutoCloseable {
      * request (the sending thread on a kept-alive connection, else the selector thread); the rest
      * from the client's parsing thread, in order, after {@code sent}.
      */
-    interface Exchange {
+    public interface Exchange {
         void sent();
 
         void status(int code);

@@ -201,6 +201,16 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         actualSendUs = clock.nowMicros();
     }
 
+    /** The request's first byte went to the socket at {@code nanos} ({@link System#nanoTime()}), reported later. */
+    public void sentAt(long nanos) {
+        actualSendUs = clock.micros(nanos);
+    }
+
+    /** The failure that ends an exchange whose client went away, or that is cut short when the run ends: status ABANDONED. */
+    public static Exception abandonment() {
+        return new Abandoned();
+    }
+
     @Override
     public void status(int code) {
         httpStatus = code;

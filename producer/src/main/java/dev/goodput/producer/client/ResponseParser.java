@@ -9,11 +9,19 @@ import java.util.Locale;
  * body by content length, by chunked encoding, or until the connection closes. Body bytes are handed
  * on as slices of the read buffer, never copied. One per connection; reset for each response.
  */
-final class ResponseParser {
+public final class ResponseParser {
 
     /** What a response is made of, as it is parsed. */
-    interface Listener {
+    public interface Listener {
         void status(int code);
+
+        /** The status line or a header line, as it came (without its line end): for those who hand the head on. */
+        default void headLine(String line) {
+        }
+
+        /** The head ended (its blank line): called before any body byte, and before {@link #end} of a response without a body. */
+        default void headEnd() {
+        }
 
         /** Body bytes (chunk framing removed), a slice of the read buffer valid during the call. */
         void body(ByteBuffer slice);
@@ -39,12 +47,22 @@ final class ResponseParser {
     private boolean keepAlive;
     private int chunkPhase;
     private long chunkRemaining;
+    /** The request was a HEAD: the response has a head only, whatever its length header says. */
+    private boolean headOnly;
+    private int status;
 
-    ResponseParser() {
+    public ResponseParser() {
         reset();
     }
 
-    void reset() {
+    public void reset() {
+        reset(false);
+    }
+
+    /** Readies the parser for the next response; {@code headRequest}: the response answers a HEAD request. */
+    public void reset(boolean headRequest) {
+        headOnly = headRequest;
+        status = 0;
         line.setLength(0);
         phase = STATUS;
         chunked = false;
@@ -54,13 +72,28 @@ final class ResponseParser {
         chunkRemaining = 0;
     }
 
+    /** Whether the head has been read whole. */
+    public boolean inBody() {
+        return phase == BODY;
+    }
+
+    /** Whether the body is sent in chunks. */
+    public boolean chunked() {
+        return chunked;
+    }
+
+    /** Whether the response says where its body ends (chunks or a length), rather than at the connection's close. */
+    public boolean delimited() {
+        return chunked || contentLength >= 0;
+    }
+
     /** Whether the body runs until the connection closes, and has begun: a close then ends it well. */
-    boolean endsAtClose() {
+    public boolean endsAtClose() {
         return phase == BODY && !chunked && contentLength < 0;
     }
 
     /** Parses one step (a header byte, or a run of body bytes) from {@code in}, which has bytes. */
-    void step(ByteBuffer in, Listener l) throws IOException {
+    public void step(ByteBuffer in, Listener l) throws IOException {
         if (phase < BODY) {
             headerByte(in.get(), l);
         } else if (!chunked) {
@@ -103,14 +136,21 @@ final class ResponseParser {
                 throw new IOException("not an HTTP/1.x response: " + text);
             }
             keepAlive = !parts[0].equals("HTTP/1.0");
-            l.status(Integer.parseInt(parts[1].trim()));
+            status = Integer.parseInt(parts[1].trim());
+            l.status(status);
+            l.headLine(text);
             phase = HEADERS;
         } else if (text.isEmpty()) {
             phase = BODY;
-            if (!chunked && contentLength == 0) {
+            l.headEnd();
+            if (headOnly || status == 204 || status == 304) {
+                // no body, whatever the length headers say (RFC 9112 section 6.3)
+                l.end(keepAlive);
+            } else if (!chunked && contentLength == 0) {
                 l.end(keepAlive);
             }
         } else {
+            l.headLine(text);
             final int colon = text.indexOf(':');
             if (colon > 0) {
                 final String name = text.substring(0, colon).trim().toLowerCase(Locale.ROOT);

@@ -5,23 +5,17 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import dev.goodput.config.Redact;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Prompts;
 import dev.goodput.producer.client.EventSink;
@@ -29,9 +23,8 @@ import dev.goodput.producer.client.RequestExecution;
 import dev.goodput.producer.client.RequestSpec;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.Target;
-import org.eclipse.jetty.client.BytesRequestContent;
+import dev.goodput.producer.client.TimingPriority;
 import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.http.HttpField;
 
 /**
@@ -41,6 +34,9 @@ import org.eclipse.jetty.http.HttpField;
  * published as the generator publishes its own requests, so the pipeline judges real traffic under
  * the contract. The request's arrival at the proxy stands for its intended send. Prompt and answer
  * text are never stored: only their lengths (from the server's usage, else the contract's tokenizer).
+ *
+ * <p>A plain {@code http://} upstream is served by one selector thread for clients and upstream
+ * alike ({@link NioProxy}); a TLS upstream by the JDK's server and Jetty's client ({@link JettyProxy}).
  */
 public final class ProxyServer implements AutoCloseable {
 
@@ -48,58 +44,66 @@ public final class ProxyServer implements AutoCloseable {
     static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authenticate",
             "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "date");
 
-    private static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper JSON = new ObjectMapper();
 
-    static {
-        // every chunk is written as it arrives: Nagle's algorithm would hold a small write back until the
-        // previous one is acknowledged, and with delayed acknowledgements that is up to 40 ms per chunk.
-        // The JDK server reads this once, when its first server starts.
-        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-            System.setProperty("sun.net.httpserver.nodelay", "true");
-        }
+    /** What serves the clients and calls the upstream. */
+    interface Engine extends AutoCloseable {
+        InetSocketAddress address();
+
+        /** The scheduling class of the thread that forwards and times the bytes. */
+        String timing();
+
+        @Override
+        void close();
     }
 
-    private final HttpServer server;
-    private final ExecutorService threads;
-    private final HttpClient http;
     private final URI upstream;
     private final RunIdentity run;
     /** Whether to ask the upstream for usage on a streamed call whose client did not, keeping that event from the client. */
     private volatile boolean askUsage;
     /** How long a run id lasts (microseconds), or 0 for one run id throughout. */
     private volatile long rollEveryUs;
+    /** Connections to a plain-HTTP upstream at most; requests beyond them wait, in order. */
+    private volatile int maxConnections = 4096;
     private final long startedUs;
     private final String scenarioId;
     private final EventSink sink;
-    private final MicroClock clock;
-    private final Target target;
-    private final AtomicLong observed = new AtomicLong();
-    private final AtomicLong passedThrough = new AtomicLong();
+    final MicroClock clock;
+    final Target target;
+    final AtomicLong observed = new AtomicLong();
+    final AtomicLong passedThrough = new AtomicLong();
+    private final Engine engine;
+
+    /** A proxy whose forwarding thread keeps the normal scheduling class. */
+    public ProxyServer(InetSocketAddress listen, URI upstream, HttpClient http, RunIdentity run, String scenarioId, Target target,
+                       EventSink sink, MicroClock clock) throws IOException {
+        this(listen, upstream, http, run, scenarioId, target, sink, clock, TimingPriority.NORMAL);
+    }
 
     /**
      * @param upstream   the server the proxy stands for: its scheme, host, port and path prefix
+     * @param http       the client for a TLS upstream
      * @param scenarioId the scenario the observed requests are published under
      * @param target     how the upstream is called: timeouts (the request's and the stall's) and the secrets to mask in errors
+     * @param priority   the scheduling class of the thread that forwards and times every byte (plain-HTTP upstreams)
+     * @throws TimingPriority.Refused when {@link TimingPriority#REALTIME} is refused
      */
     public ProxyServer(InetSocketAddress listen, URI upstream, HttpClient http, RunIdentity run, String scenarioId, Target target,
-                       EventSink sink, MicroClock clock) throws IOException {
+                       EventSink sink, MicroClock clock, TimingPriority priority) throws IOException {
+        this(listen, upstream, http, run, scenarioId, target, sink, clock, priority, !"http".equals(upstream.getScheme()));
+    }
+
+    /** @param viaJetty serve through the JDK's server and Jetty's client whatever the scheme (tests) */
+    ProxyServer(InetSocketAddress listen, URI upstream, HttpClient http, RunIdentity run, String scenarioId, Target target,
+                EventSink sink, MicroClock clock, TimingPriority priority, boolean viaJetty) throws IOException {
         this.upstream = upstream;
-        this.http = http;
         this.run = run;
         this.startedUs = clock.nowMicros();
         this.scenarioId = scenarioId;
         this.target = target;
         this.sink = sink;
         this.clock = clock;
-        this.server = HttpServer.create(listen, 1024);
-        this.threads = Executors.newCachedThreadPool(r -> {
-            final Thread t = new Thread(r, "goodput-proxy");
-            t.setDaemon(true);
-            return t;
-        });
-        server.setExecutor(threads);
-        server.createContext("/", this::handle);
-        server.start();
+        this.engine = viaJetty ? new JettyProxy(this, listen, http) : new NioProxy(this, listen, priority);
     }
 
     /**
@@ -126,6 +130,23 @@ public final class ProxyServer implements AutoCloseable {
         return this;
     }
 
+    /** Opens at most {@code n} connections to a plain-HTTP upstream; requests beyond them wait their turn. */
+    public ProxyServer maxConnections(int n) {
+        if (n < 1) {
+            throw new IllegalArgumentException("--max-connections must be 1 or more");
+        }
+        this.maxConnections = n;
+        return this;
+    }
+
+    int maxUpstreamConnections() {
+        return maxConnections;
+    }
+
+    boolean askUsage() {
+        return askUsage;
+    }
+
     /** The run a call arriving at {@code arrivalUs} belongs to. */
     RunIdentity runAt(long arrivalUs) {
         final long every = rollEveryUs;
@@ -139,7 +160,12 @@ public final class ProxyServer implements AutoCloseable {
 
     /** Where clients reach the proxy. */
     public InetSocketAddress address() {
-        return server.getAddress();
+        return engine.address();
+    }
+
+    /** The scheduling class of the thread that forwards and times the bytes, as applied. */
+    public String timing() {
+        return engine.timing();
     }
 
     /** Completions calls observed so far. */
@@ -159,71 +185,73 @@ public final class ProxyServer implements AutoCloseable {
 
     /** The upstream URL of a request: the upstream's origin and path prefix, then the request's path and query. */
     URI upstreamUri(URI request) {
+        return URI.create(upstream.getScheme() + "://" + upstream.getRawAuthority() + upstreamPath(request.getRawPath(), request.getRawQuery()));
+    }
+
+    /** The upstream's path prefix, then the request's path and query. */
+    String upstreamPath(String rawPath, String rawQuery) {
         final String prefix = upstream.getRawPath() == null ? "" : upstream.getRawPath().replaceAll("/+$", "");
-        final String path = request.getRawPath();
-        final String query = request.getRawQuery();
-        return URI.create(upstream.getScheme() + "://" + upstream.getRawAuthority() + prefix + path + (query == null ? "" : "?" + query));
+        return prefix + rawPath + (rawQuery == null ? "" : "?" + rawQuery);
     }
 
-    private void handle(HttpExchange ex) throws IOException {
-        final long arrivalUs = clock.nowMicros();
-        final String method = ex.getRequestMethod();
-        byte[] body = ex.getRequestBody().readAllBytes();
-        final JsonNode json = observedPath(method, ex.getRequestURI().getPath()) ? parse(body) : null;
-        final boolean addUsage = askUsage && json != null && json.path("stream").asBoolean(false)
-                && !json.path("stream_options").path("include_usage").asBoolean(false);
-        if (addUsage) {
-            ((ObjectNode) json).withObject("/stream_options").put("include_usage", true);
-            body = JSON.writeValueAsBytes(json);
-        }
-        final Request request = http.newRequest(upstreamUri(ex.getRequestURI())).method(method)
-                .timeout(target.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .idleTimeout(target.stallTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .headers(h -> ex.getRequestHeaders().forEach((name, values) -> {
-                    if (!HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
-                        values.forEach(v -> h.add(name, v));
-                    }
-                }));
-        if (body.length > 0 || "POST".equals(method) || "PUT".equals(method)) {
-            final String type = ex.getRequestHeaders().getFirst("Content-Type");
-            request.body(new BytesRequestContent(type == null ? "application/octet-stream" : type, body));
-        }
-        final Forwarder forward = new Forwarder(ex);
-        if (!observedPath(method, ex.getRequestURI().getPath())) {
-            passedThrough.incrementAndGet();
-            request.send(forward);
-            forward.await();
-            return;
-        }
-        observed.incrementAndGet();
-        if (addUsage) {
-            forward.stripUsage();
-        }
-        final boolean chat = ex.getRequestURI().getPath().endsWith("/chat/completions");
-        final RequestSpec spec = new RequestSpec("proxy-" + UUID.randomUUID(), scenarioId, "", promptTokens(json, chat), null,
-                json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), arrivalUs, false);
-        // the client's own credentials are the secrets to mask should the upstream echo them in an error
-        final Map<String, String> credentials = new LinkedHashMap<>();
-        ex.getRequestHeaders().forEach((name, values) -> {
-            if (Redact.secretHeader(name) && !values.isEmpty()) {
-                credentials.put(name, values.get(0));
-            }
-        });
-        final Target observedTarget = new Target(target.baseUrl(), chat, json.path("model").asText(target.model()), null, credentials,
-                target.targetId(), target.requestTimeout(), target.stallTimeout(), false);
-        final RequestExecution exec = RequestExecution.observing(spec, runAt(arrivalUs), observedTarget, clock, sink, e -> { }, request::abort);
-        request.onRequestBegin(r -> exec.sent());
-        forward.observe(exec, json.path("stream").asBoolean(false), chat);
-        request.send(forward);
-        forward.await();
+    URI upstream() {
+        return upstream;
     }
 
-    private static JsonNode parse(byte[] body) {
+    /** A request body as JSON, or an empty object when it is not JSON (the observer then reports what the upstream says). */
+    static JsonNode parse(byte[] body) {
         try {
-            return JSON.readTree(body);
+            final JsonNode n = JSON.readTree(body);
+            return n == null ? JSON.createObjectNode() : n;
         } catch (IOException e) {
             return JSON.createObjectNode();
         }
+    }
+
+    /**
+     * The body to send upstream: with {@code stream_options.include_usage} added when the proxy asks
+     * for usage on a streamed call whose client did not, else null (the client's bytes go unchanged).
+     */
+    byte[] withUsageAsked(JsonNode json) {
+        if (!askUsage || !(json instanceof ObjectNode o) || !json.path("stream").asBoolean(false)
+                || json.path("stream_options").path("include_usage").asBoolean(false)) {
+            return null;
+        }
+        o.withObject("/stream_options").put("include_usage", true);
+        try {
+            return JSON.writeValueAsBytes(json);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The observer of one completions call: the request's arrival stands for its intended send.
+     *
+     * @param clientRequestId the client's {@code X-Request-Id}, or null: kept in the request id, so the call can be found by it
+     * @param credentials     the client's secret headers, masked should the upstream echo them in an error
+     * @param cancel          what abandons the call upstream
+     */
+    RequestExecution observer(JsonNode json, boolean chat, long arrivalUs, String clientRequestId, Map<String, String> credentials,
+                              Consumer<Throwable> cancel) {
+        final RequestSpec spec = new RequestSpec(requestId(clientRequestId), scenarioId, "", promptTokens(json, chat), null,
+                json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), arrivalUs, false);
+        final Target observedTarget = new Target(target.baseUrl(), chat, json.path("model").asText(target.model()), null, credentials,
+                target.targetId(), target.requestTimeout(), target.stallTimeout(), false);
+        return RequestExecution.observing(spec, runAt(arrivalUs), observedTarget, clock, sink, e -> { }, cancel);
+    }
+
+    /**
+     * An observed call's request id: {@code proxy-<uuid>}, or {@code proxy-<client id>-<8 hex>} when the
+     * client sent an {@code X-Request-Id} (printable ASCII, up to 128 characters): clients may repeat
+     * their ids, and two calls must never share one.
+     */
+    static String requestId(String clientRequestId) {
+        if (clientRequestId == null || clientRequestId.isEmpty() || clientRequestId.length() > 128
+                || !clientRequestId.chars().allMatch(c -> c > 32 && c < 127)) {
+            return "proxy-" + UUID.randomUUID();
+        }
+        return String.format(Locale.ROOT, "proxy-%s-%08x", clientRequestId, java.util.concurrent.ThreadLocalRandom.current().nextInt());
     }
 
     /** The prompt's length under the contract's whitespace tokenizer, used when the server reports no usage. */
@@ -259,7 +287,6 @@ public final class ProxyServer implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
-        threads.shutdownNow();
+        engine.close();
     }
 }
