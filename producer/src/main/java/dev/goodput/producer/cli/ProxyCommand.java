@@ -80,6 +80,11 @@ public final class ProxyCommand implements Callable<Integer> {
     @Option(names = "--max-connections", defaultValue = "4096", description = "Connections to the upstream (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
+    @Option(names = "--timing-priority", defaultValue = "auto", description = "Scheduling class of the thread that forwards and times"
+            + " every byte (plain-HTTP upstreams): auto (real-time where permitted, else normal, said on start), realtime (or refuse to"
+            + " start), normal (default: ${DEFAULT-VALUE}).")
+    String timingPriority;
+
     @Option(names = "--publish-buffer", defaultValue = "1000000", description = "Events buffered for Kafka; beyond it events are counted as not published, never waited for (default: ${DEFAULT-VALUE}).")
     int publishBuffer;
 
@@ -109,17 +114,24 @@ public final class ProxyCommand implements Callable<Integer> {
         final Target target = new Target(upstream.toString(), true, contract.modelName(), null, Map.of(),
                 upstream.getHost() + ":" + upstream.getPort(), Duration.ofMillis(Math.round(timeoutS * 1000)),
                 Duration.ofMillis(Math.round(stallS * 1000)), false);
+        final TimingPriority priority;
+        try {
+            priority = TimingPriority.parse(timingPriority);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--timing-priority: " + e.getMessage());
+        }
         final CountDownLatch stopped = new CountDownLatch(1);
         try (StreamingClient client = new StreamingClient(maxConnections, TimingPriority.NORMAL);
              KafkaEventSink sink = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                      publishBuffer, run);
              ProxyServer proxy = new ProxyServer(address, upstream, client.http(), RunIdentity.of(contract, run, target.targetId()),
-                     scenarioId, target, sink, MicroClock.system()).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000))).askUsage(askUsage)) {
+                     scenarioId, target, sink, MicroClock.system(), priority).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000)))
+                     .askUsage(askUsage).maxConnections(maxConnections)) {
             out.println(String.format(Locale.ROOT, "proxy at http://%s:%d for %s: run %s%s, scenario %s, contract %s",
                     proxy.address().getHostString(), proxy.address().getPort(), upstream, run,
                     rollEveryS > 0 ? "-0001 (rolls over every " + rollEveryS + " s)" : "", scenarioId, contract.id()));
-            // the proxy's HTTP threads keep the normal scheduling class: said, as the generator says what it got
-            out.println("timing threads: normal (the proxy's server and client threads are not raised)");
+            // said, as the generator says what its timing threads got
+            out.println("timing thread: " + proxy.timing());
             final Thread hook = new Thread(stopped::countDown, "goodput-proxy-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
             final long every = Math.max(1, Math.round(progressS * 1000));
@@ -129,6 +141,8 @@ public final class ProxyCommand implements Callable<Integer> {
             }
             out.println(String.format(Locale.ROOT, "stopped: observed %d calls; %d events not published", proxy.observed(), sink.unpublished()));
             return sink.unpublished() > 0 ? 1 : 0;
+        } catch (TimingPriority.Refused e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
     }
 

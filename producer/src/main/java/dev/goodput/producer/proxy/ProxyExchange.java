@@ -53,6 +53,8 @@ final class ProxyExchange implements ResponseParser.Listener {
     private boolean keepAlive;
     private boolean ended;
     private long readNanos;
+    /** The upstream is paused for a slow client: the silence is the client's, not a stall. */
+    private boolean paused;
 
     ProxyExchange(NioProxy proxy, ClientSide client, RequestHead head, byte[] body, long arrivalNanos) {
         this.proxy = proxy;
@@ -320,18 +322,21 @@ final class ProxyExchange implements ResponseParser.Listener {
     void checkTimeouts(long now) {
         if (now - deadlineNanos >= 0) {
             fail(new TimeoutException("total timeout " + proxy.proxy.target.requestTimeout().toMillis() + " ms"));
-        } else if (up != null && now - lastActivityNanos >= proxy.proxy.target.stallTimeout().toNanos()) {
+        } else if (up != null && !paused && now - lastActivityNanos >= proxy.proxy.target.stallTimeout().toNanos()) {
             fail(new TimeoutException("Idle timeout " + proxy.proxy.target.stallTimeout().toMillis() + " ms"));
         }
     }
 
     void pauseUpstream() {
+        paused = true;
         if (up != null) {
             up.pause();
         }
     }
 
     void resumeUpstream() {
+        paused = false;
+        lastActivityNanos = System.nanoTime();
         if (up != null) {
             up.resume();
         }
