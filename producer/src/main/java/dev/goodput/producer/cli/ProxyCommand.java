@@ -85,6 +85,10 @@ public final class ProxyCommand implements Callable<Integer> {
             + " start), normal (default: ${DEFAULT-VALUE}).")
     String timingPriority;
 
+    @Option(names = "--client-idle-timeout", converter = Durations.Seconds.class, defaultValue = "75", description = "A client's"
+            + " connection that carries no bytes this long between requests, or while its request comes in, is closed (default: ${DEFAULT-VALUE} s).")
+    double clientIdleS;
+
     @Option(names = "--publish-buffer", defaultValue = "1000000", description = "Events buffered for Kafka; beyond it events are counted as not published, never waited for (default: ${DEFAULT-VALUE}).")
     int publishBuffer;
 
@@ -126,7 +130,8 @@ public final class ProxyCommand implements Callable<Integer> {
                      publishBuffer, run);
              ProxyServer proxy = new ProxyServer(address, upstream, client.http(), RunIdentity.of(contract, run, target.targetId()),
                      scenarioId, target, sink, MicroClock.system(), priority).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000)))
-                     .askUsage(askUsage).maxConnections(maxConnections)) {
+                     .askUsage(askUsage).maxConnections(maxConnections)
+                     .clientIdleTimeout(Duration.ofMillis(Math.round(clientIdleS * 1000)))) {
             out.println(String.format(Locale.ROOT, "proxy at http://%s:%d for %s: run %s%s, scenario %s, contract %s",
                     proxy.address().getHostString(), proxy.address().getPort(), upstream, run,
                     rollEveryS > 0 ? "-0001 (rolls over every " + rollEveryS + " s)" : "", scenarioId, contract.id()));

@@ -33,6 +33,8 @@ final class ClientSide {
     private boolean continueSent;
     /** Bytes the client's socket has not taken yet, in fill mode; null when there are none. */
     private ByteBuffer pending;
+    /** When bytes last went either way. */
+    private long lastActivityNanos = System.nanoTime();
 
     ClientSide(NioProxy proxy, SocketChannel ch) {
         this.proxy = proxy;
@@ -69,6 +71,7 @@ final class ClientSide {
         if (n == 0) {
             return;
         }
+        lastActivityNanos = nanos;
         if (inLength == 0) {
             firstByteNanos = nanos;
         }
@@ -190,7 +193,9 @@ final class ClientSide {
             return;
         }
         pending.flip();
-        ch.write(pending);
+        if (ch.write(pending) > 0) {
+            lastActivityNanos = System.nanoTime();
+        }
         pending.compact();
         if (pending.position() > 0) {
             return;
@@ -204,9 +209,15 @@ final class ClientSide {
         }
     }
 
+    /** How long the connection has been idle at {@code now}: carried no bytes, with no answer in progress; 0 while busy. */
+    long idleSince(long now) {
+        return current != null || pending != null ? 0 : now - lastActivityNanos;
+    }
+
     /** The current exchange has handed over its whole answer: the next request may start. */
     void finished() {
         current = null;
+        lastActivityNanos = System.nanoTime();
         if (closeAfter) {
             if (pending == null) {
                 close();
@@ -227,6 +238,7 @@ final class ClientSide {
     }
 
     void close() {
+        proxy.clients.remove(this);
         if (key != null) {
             key.cancel();
         }

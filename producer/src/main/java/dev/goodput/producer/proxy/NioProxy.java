@@ -36,6 +36,8 @@ final class NioProxy implements ProxyServer.Engine {
     private static final int READ_BUFFER = 64 * 1024;
     /** How often running exchanges are checked against their request and stall timeouts. */
     private static final long SWEEP_NANOS = 20_000_000;
+    /** How often idle client connections are looked for. */
+    private static final long IDLE_SWEEP_NANOS = 1_000_000_000;
 
     final ProxyServer proxy;
     private final Selector selector;
@@ -49,6 +51,7 @@ final class NioProxy implements ProxyServer.Engine {
     private final ArrayDeque<Upstream> idle = new ArrayDeque<>();
     private final ArrayDeque<ProxyExchange> waiting = new ArrayDeque<>();
     final Set<ProxyExchange> active = new HashSet<>();
+    final Set<ClientSide> clients = new HashSet<>();
     private int upstreamOpen;
     final String upstreamHost;
     private final InetSocketAddress upstreamAddress;
@@ -108,6 +111,7 @@ final class NioProxy implements ProxyServer.Engine {
 
     private void run() {
         long nextSweep = 0;
+        long nextIdleSweep = 0;
         while (running) {
             try {
                 selector.select(5);
@@ -139,6 +143,15 @@ final class NioProxy implements ProxyServer.Engine {
                     }
                     worker.flush();
                 }
+                if (now >= nextIdleSweep) {
+                    nextIdleSweep = now + IDLE_SWEEP_NANOS;
+                    final long idle = proxy.clientIdleNanos();
+                    for (ClientSide c : clients.toArray(new ClientSide[0])) {
+                        if (c.idleSince(now) >= idle) {
+                            c.close();
+                        }
+                    }
+                }
             } catch (IOException | RuntimeException e) {
                 LOG.warn("proxy loop: {}", e.toString());
             }
@@ -152,6 +165,7 @@ final class NioProxy implements ProxyServer.Engine {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             final ClientSide c = new ClientSide(this, ch);
             c.key = ch.register(selector, SelectionKey.OP_READ, c);
+            clients.add(c);
         }
     }
 

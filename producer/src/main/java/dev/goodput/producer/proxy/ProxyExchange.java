@@ -21,9 +21,20 @@ import dev.goodput.producer.client.ResponseParser;
  * a fresh connection if a kept-alive one turns out closed before any answer), and each read of the
  * answer goes to the client as it came, its head rewritten without hop-by-hop headers. The body
  * is re-cut into chunks only when it must be: the upstream ends it by closing the connection, or
- * the proxy keeps the usage event it asked for from the client.
+ * the proxy keeps the usage event it asked for from the client; an HTTP/1.0 client gets it without
+ * chunks, ending at the close.
  */
 final class ProxyExchange implements ResponseParser.Listener {
+
+    /** How an answer's body reaches the client. */
+    private enum Body {
+        /** Each read as it came, framing included. */
+        RAW,
+        /** Re-cut into chunks: the upstream ends it at its close, or the proxy keeps the usage event from the client. */
+        CHUNKS,
+        /** Without framing, ending at the close: an HTTP/1.0 client, which cannot read chunks. */
+        PLAIN
+    }
 
     /** Response headers that belong to the upstream connection, not to the message (RFC 9110 section 7.6.1). */
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te",
@@ -46,7 +57,8 @@ final class ProxyExchange implements ResponseParser.Listener {
     private final List<String> headLines = new ArrayList<>();
     private final List<ByteBuffer> out = new ArrayList<>(4);
     private int status;
-    private boolean rechunk;
+    /** How the body reaches the client. */
+    private Body body = Body.RAW;
     private boolean answered;
     private boolean headWritten;
     private boolean responseDone;
@@ -142,7 +154,7 @@ final class ProxyExchange implements ResponseParser.Listener {
             upstreamBroke(new IOException("malformed response from the upstream: " + e.getMessage(), e));
             return;
         }
-        if (!rechunk && buf.position() > rawStart) {
+        if (body == Body.RAW && buf.position() > rawStart) {
             out.add(buf.duplicate().limit(buf.position()).position(rawStart));
         }
         if (responseDone) {
@@ -170,18 +182,27 @@ final class ProxyExchange implements ResponseParser.Listener {
     @Override
     public void headEnd() {
         final boolean bodiless = "HEAD".equals(head.method()) || status == 204 || status == 304;
-        rechunk = !bodiless && (stripper != null || !parser.delimited());
+        final boolean recut = stripper != null || !parser.delimited();
+        if (bodiless || (!recut && !(head.http10() && parser.chunked()))) {
+            body = Body.RAW;
+        } else if (head.http10()) {
+            body = Body.PLAIN;
+            client.closeAfter = true;
+        } else {
+            body = Body.CHUNKS;
+        }
+        final boolean reframed = body != Body.RAW;
         final StringBuilder sb = new StringBuilder(256);
         sb.append(headLines.get(0)).append("\r\n");
         for (int i = 1; i < headLines.size(); i++) {
             final String line = headLines.get(i);
             final String name = line.substring(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase(Locale.ROOT);
-            if (HOP_BY_HOP.contains(name) || (rechunk && (name.equals("content-length") || name.equals("transfer-encoding")))) {
+            if (HOP_BY_HOP.contains(name) || (reframed && (name.equals("content-length") || name.equals("transfer-encoding")))) {
                 continue;
             }
             sb.append(line).append("\r\n");
         }
-        if (rechunk) {
+        if (body == Body.CHUNKS) {
             sb.append("Transfer-Encoding: chunked\r\n");
         }
         if (client.closeAfter) {
@@ -197,15 +218,20 @@ final class ProxyExchange implements ResponseParser.Listener {
         if (observation != null) {
             proxy.worker.body(observation, slice.duplicate(), readNanos);
         }
-        if (rechunk) {
+        if (body != Body.RAW) {
             final byte[] bytes = new byte[slice.remaining()];
             slice.get(bytes);
             chunk(stripper != null && status == 200 ? stripper.feed(bytes) : bytes);
         }
     }
 
+    /** Bytes of a re-framed body: a chunk, or as they are to an HTTP/1.0 client. */
     private void chunk(byte[] bytes) {
-        if (bytes.length > 0) {
+        if (body == Body.PLAIN) {
+            if (bytes.length > 0) {
+                out.add(ByteBuffer.wrap(bytes));
+            }
+        } else if (bytes.length > 0) {
             out.add(ByteBuffer.wrap((Integer.toHexString(bytes.length) + "\r\n").getBytes(StandardCharsets.ISO_8859_1)));
             out.add(ByteBuffer.wrap(bytes));
             out.add(ByteBuffer.wrap(CRLF));
@@ -219,10 +245,10 @@ final class ProxyExchange implements ResponseParser.Listener {
     }
 
     private void endBody() {
-        if (rechunk) {
-            if (stripper != null) {
-                chunk(stripper.rest());
-            }
+        if (body != Body.RAW && stripper != null) {
+            chunk(stripper.rest());
+        }
+        if (body == Body.CHUNKS) {
             out.add(ByteBuffer.wrap(LAST_CHUNK));
         }
     }

@@ -65,6 +65,8 @@ public final class ProxyServer implements AutoCloseable {
     private volatile long rollEveryUs;
     /** Connections to a plain-HTTP upstream at most; requests beyond them wait, in order. */
     private volatile int maxConnections = 4096;
+    /** How long a client's kept-alive connection may sit without a request before the proxy closes it (plain-HTTP upstreams). */
+    private volatile long clientIdleNanos = Duration.ofSeconds(75).toNanos();
     private final long startedUs;
     private final String scenarioId;
     private final EventSink sink;
@@ -137,6 +139,23 @@ public final class ProxyServer implements AutoCloseable {
         }
         this.maxConnections = n;
         return this;
+    }
+
+    /**
+     * Closes a client's connection that has carried no bytes for {@code idle} between requests (75 s
+     * by default, as nginx's {@code keepalive_timeout}), and one whose request stops coming in for
+     * as long: a client that opens connections and forgets them cannot exhaust the proxy.
+     */
+    public ProxyServer clientIdleTimeout(Duration idle) {
+        if (idle.isNegative() || idle.isZero()) {
+            throw new IllegalArgumentException("--client-idle-timeout must be more than 0");
+        }
+        this.clientIdleNanos = idle.toNanos();
+        return this;
+    }
+
+    long clientIdleNanos() {
+        return clientIdleNanos;
     }
 
     int maxUpstreamConnections() {

@@ -273,6 +273,35 @@ class NioProxyWireTest {
     }
 
     @Test
+    void anHttp10ClientGetsAChunkedAnswerWithoutChunksAndTheConnectionCloses() throws Exception {
+        upstream(r -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"
+                .getBytes(StandardCharsets.UTF_8));
+        try (Socket c = client()) {
+            send(c, "GET /v1/models HTTP/1.0\r\n\r\n");
+            final String all = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(all).startsWith("HTTP/1.1 200 OK\r\n").contains("Connection: close").doesNotContainIgnoringCase("transfer-encoding")
+                    .endsWith("\r\n\r\nhello world");
+        }
+    }
+
+    @Test
+    void aClientConnectionIdleLongerThanTheTimeoutIsClosed() throws Exception {
+        upstream(r -> ok("fine"));
+        proxy.clientIdleTimeout(Duration.ofMillis(300));
+        try (Socket c = client()) {
+            send(c, "GET /v1/models HTTP/1.1\r\nHost: p\r\n\r\n");
+            assertThat(response(c.getInputStream())[1]).isEqualTo("fine");
+            // nothing more: the proxy closes the connection (the sweep runs every second)
+            assertThat(c.getInputStream().read()).isEqualTo(-1);
+        }
+        try (Socket c = client()) {
+            // a request that never finishes coming in is closed the same way
+            send(c, "GET /v1/models HTTP/1.1\r\n");
+            assertThat(c.getInputStream().read()).isEqualTo(-1);
+        }
+    }
+
+    @Test
     void aHeadAnswerHasNoBodyAndTheConnectionGoesOn() throws Exception {
         upstream(r -> ("HTTP/1.1 200 OK\r\nContent-Length: 42\r\n\r\n" + (r.head().startsWith("HEAD") ? "" : "x".repeat(42)))
                 .getBytes(StandardCharsets.UTF_8));
