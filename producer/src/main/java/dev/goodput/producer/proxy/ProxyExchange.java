@@ -194,10 +194,21 @@ final class ProxyExchange implements ResponseParser.Listener {
         final boolean reframed = body != Body.RAW;
         final StringBuilder sb = new StringBuilder(256);
         sb.append(headLines.get(0)).append("\r\n");
+        final List<String> names = new ArrayList<>(headLines.size());
+        String connection = null;
         for (int i = 1; i < headLines.size(); i++) {
             final String line = headLines.get(i);
             final String name = line.substring(0, Math.max(0, line.indexOf(':'))).trim().toLowerCase(Locale.ROOT);
-            if (HOP_BY_HOP.contains(name) || (reframed && (name.equals("content-length") || name.equals("transfer-encoding")))) {
+            names.add(name);
+            if (name.equals("connection")) {
+                connection = connection == null ? line.substring(line.indexOf(':') + 1) : connection + "," + line.substring(line.indexOf(':') + 1);
+            }
+        }
+        final Set<String> named = RequestHead.connectionOptions(connection);
+        for (int i = 1; i < headLines.size(); i++) {
+            final String line = headLines.get(i);
+            final String name = names.get(i - 1);
+            if (HOP_BY_HOP.contains(name) || named.contains(name) || (reframed && (name.equals("content-length") || name.equals("transfer-encoding")))) {
                 continue;
             }
             sb.append(line).append("\r\n");

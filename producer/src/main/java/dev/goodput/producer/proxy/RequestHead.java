@@ -157,12 +157,26 @@ record RequestHead(String method, String rawPath, String rawQuery, boolean http1
         return -1;
     }
 
+    /** The header names a Connection header lists: they belong to this connection too (RFC 9110 section 7.6.1). */
+    static Set<String> connectionOptions(String connection) {
+        if (connection == null) {
+            return Set.of();
+        }
+        final java.util.HashSet<String> names = new java.util.HashSet<>();
+        for (String option : connection.split(",")) {
+            names.add(option.trim().toLowerCase(Locale.ROOT));
+        }
+        return names;
+    }
+
     /** The bytes the upstream gets: the request line with the upstream's path, its host, the end-to-end headers, and the body's length. */
     byte[] forUpstream(String upstreamPath, String host, byte[] body) {
         final StringBuilder sb = new StringBuilder(256 + headers.size() * 40);
         sb.append(method).append(' ').append(upstreamPath).append(" HTTP/1.1\r\nHost: ").append(host).append("\r\n");
+        final Set<String> named = connectionOptions(header("Connection"));
         for (String[] h : headers) {
-            if (!NOT_FORWARDED.contains(h[0].toLowerCase(Locale.ROOT))) {
+            final String name = h[0].toLowerCase(Locale.ROOT);
+            if (!NOT_FORWARDED.contains(name) && !named.contains(name)) {
                 sb.append(h[0]).append(": ").append(h[1]).append("\r\n");
             }
         }

@@ -127,7 +127,8 @@ class NioProxyWireTest {
     }
 
     static byte[] ok(String body) {
-        return ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Upstream: u\r\nKeep-Alive: timeout=5\r\nContent-Length: " + body.length()
+        return ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Upstream: u\r\nKeep-Alive: timeout=5\r\nConnection: X-Hop\r\nX-Hop: 1\r\n"
+                + "Content-Length: " + body.length()
                 + "\r\n\r\n" + body).getBytes(StandardCharsets.UTF_8);
     }
 
@@ -178,7 +179,8 @@ class NioProxyWireTest {
         try (Socket c = client()) {
             send(c, "GET /v1/models HTTP/1.1\r\nHost: p\r\n\r\n");
             final String[] first = response(c.getInputStream());
-            assertThat(first[0]).startsWith("HTTP/1.1 200 OK\r\n").contains("X-Upstream: u").doesNotContainIgnoringCase("keep-alive");
+            assertThat(first[0]).startsWith("HTTP/1.1 200 OK\r\n").contains("X-Upstream: u").doesNotContainIgnoringCase("keep-alive")
+                    .doesNotContain("X-Hop").doesNotContain("Connection");
             assertThat(first[1]).isEqualTo("answer to /v1/models");
             // two at once: the second waits for the first's answer
             send(c, "GET /v1/a?x=1 HTTP/1.1\r\nHost: p\r\n\r\nGET /v1/b HTTP/1.1\r\nHost: p\r\n\r\n");

@@ -18,7 +18,7 @@ class RequestHeadTest {
     @Test
     void theUpstreamGetsItsPathPrefixItsHostTheEndToEndHeadersAndTheBodysLength() throws Exception {
         final RequestHead h = parse("POST http://proxy:8080/v1/chat/completions?api-version=1 HTTP/1.1\r\nHost: proxy:8080\r\n"
-                + "Authorization: Bearer k\r\nConnection: keep-alive, TE\r\nTE: trailers\r\nTransfer-Encoding: chunked\r\n"
+                + "Authorization: Bearer k\r\nConnection: keep-alive, TE, X-Hop\r\nX-Hop: 1\r\nTE: trailers\r\nTransfer-Encoding: chunked\r\n"
                 + "Expect: 100-continue\r\nX-Request-Id: r1\r\n\r\n");
         assertThat(h.method()).isEqualTo("POST");
         assertThat(h.rawPath()).isEqualTo("/v1/chat/completions");
