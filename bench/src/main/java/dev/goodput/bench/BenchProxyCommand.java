@@ -17,9 +17,20 @@ public final class BenchProxyCommand implements Callable<Integer> {
     @CommandLine.Mixin
     GeneratorOptions options;
 
+    @CommandLine.Option(names = "--proxy-timing-priority", description = "The proxy's selector thread: auto, realtime or normal"
+            + " (default: as --timing-priority).")
+    String proxyPriority;
+
     @Override
     public Integer call() throws Exception {
-        new ProxyBenchmark(System.out, options.corpus, options.seconds, options.priority(spec)).run();
+        final dev.goodput.producer.client.TimingPriority generator = options.priority(spec);
+        final dev.goodput.producer.client.TimingPriority proxy;
+        try {
+            proxy = proxyPriority == null ? generator : dev.goodput.producer.client.TimingPriority.parse(proxyPriority);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--proxy-timing-priority: " + e.getMessage());
+        }
+        new ProxyBenchmark(System.out, options.corpus, options.seconds, generator, proxy).run();
         return 0;
     }
 }

@@ -49,12 +49,18 @@ public final class ProxyBenchmark {
     private final Path corpusFile;
     private final double seconds;
     private final TimingPriority priority;
+    private final TimingPriority proxyPriority;
 
-    public ProxyBenchmark(PrintStream out, Path corpusFile, double seconds, TimingPriority priority) {
+    /**
+     * @param priority      the load generator's timing threads
+     * @param proxyPriority the proxy's selector thread
+     */
+    public ProxyBenchmark(PrintStream out, Path corpusFile, double seconds, TimingPriority priority, TimingPriority proxyPriority) {
         this.out = out;
         this.corpusFile = corpusFile;
         this.seconds = seconds;
         this.priority = priority;
+        this.proxyPriority = proxyPriority;
     }
 
     /**
@@ -79,11 +85,11 @@ public final class ProxyBenchmark {
             // decode step 20 ms: 1,000 streams offer 50,000 chunks/s
             try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
-                         broker.value(), registry.url(), priority.name())) {
+                         broker.value(), registry.url(), proxyPriority.name())) {
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
                 final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
-                out.printf(Locale.ROOT, "simulator, broker and proxy in child JVMs; %d cores; %.0f s per phase%n",
-                        Runtime.getRuntime().availableProcessors(), seconds);
+                out.printf(Locale.ROOT, "simulator, broker and proxy in child JVMs; %d cores; %.0f s per phase; timing threads: generator %s,"
+                        + " proxy %s%n", Runtime.getRuntime().availableProcessors(), seconds, priority, proxyPriority);
                 final long[] pids = {sim.pid(), broker.pid(), proxy.pid()};
                 phase(through, corpus, 100, 5, pids);
                 phase(direct, corpus, 100, 5, pids);
@@ -98,7 +104,7 @@ public final class ProxyBenchmark {
             // so that a read holds several chunks, as it does when a server streams faster than the proxy reads
             try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
-                         broker.value(), registry.url(), priority.name())) {
+                         broker.value(), registry.url(), proxyPriority.name())) {
                 final long[] pids = {sim.pid(), broker.pid(), proxy.pid()};
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
                 final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
