@@ -8,15 +8,11 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -88,24 +84,14 @@ public final class NioHttpClient implements AutoCloseable {
         } catch (IOException e) {
             throw new IllegalStateException("cannot open a selector", e);
         }
-        final CompletableFuture<String> applied = new CompletableFuture<>();
-        this.loop = new Thread(() -> {
-            try {
-                applied.complete(priority.applyToCurrentThread("HTTP selector"));
-            } catch (RuntimeException e) {
-                applied.completeExceptionally(e);
-                return;
-            }
-            run();
-        }, "goodput-nio-http");
-        loop.setDaemon(true);
-        loop.start();
         try {
-            this.selectorPriority = applied.join();
-        } catch (CompletionException e) {
+            final TimingPriority.Started started = priority.start("goodput-nio-http", "HTTP selector", this::run);
+            this.loop = started.thread();
+            this.selectorPriority = started.applied();
+        } catch (RuntimeException e) {
             worker.close();
             closeSelectorQuietly();
-            throw (RuntimeException) e.getCause();
+            throw e;
         }
     }
 
@@ -254,19 +240,7 @@ public final class NioHttpClient implements AutoCloseable {
         long nextTimeoutCheck = 0;
         while (running) {
             try {
-                selector.select(5);
-                Runnable t;
-                while ((t = tasks.poll()) != null) {
-                    t.run();
-                }
-                final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-                while (it.hasNext()) {
-                    final SelectionKey k = it.next();
-                    it.remove();
-                    if (k.isValid()) {
-                        ((NioConnection) k.attachment()).ready(k);
-                    }
-                }
+                SelectorLoop.round(selector, 5, tasks, k -> ((NioConnection) k.attachment()).ready(k));
                 round.parse();
                 final long now = System.nanoTime();
                 if (now >= nextTimeoutCheck) {
@@ -349,11 +323,7 @@ public final class NioHttpClient implements AutoCloseable {
             sb.append("\r\nContent-Type: application/json\r\nContent-Length: ").append(body.length).append("\r\n");
             headers.forEach((k, v) -> sb.append(k).append(": ").append(v).append("\r\n"));
             sb.append("\r\n");
-            final byte[] head = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
-            final byte[] all = new byte[head.length + body.length];
-            System.arraycopy(head, 0, all, 0, head.length);
-            System.arraycopy(body, 0, all, head.length, body.length);
-            return all;
+            return HttpBytes.message(sb, body);
         }
 
         /** Ends the exchange with a failure and drops its connection (its state is unknown). */

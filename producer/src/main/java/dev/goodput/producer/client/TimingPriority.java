@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -79,6 +81,36 @@ public enum TimingPriority {
         }
         LOG.info("{} thread keeps normal priority ({}); its timing may include waits for a core", role, refusal);
         return "normal (" + refusal + ")";
+    }
+
+    /** A thread started at a scheduling class, and what it got. */
+    public record Started(Thread thread, String applied) {
+    }
+
+    /**
+     * Starts a daemon thread that applies this setting to itself and then runs {@code body}; returns
+     * once the setting is applied, with what the thread got.
+     *
+     * @throws Refused under {@link #REALTIME} when the system refuses (the body never runs)
+     */
+    public Started start(String threadName, String role, Runnable body) {
+        final CompletableFuture<String> applied = new CompletableFuture<>();
+        final Thread t = new Thread(() -> {
+            try {
+                applied.complete(applyToCurrentThread(role));
+            } catch (RuntimeException e) {
+                applied.completeExceptionally(e);
+                return;
+            }
+            body.run();
+        }, threadName);
+        t.setDaemon(true);
+        t.start();
+        try {
+            return new Started(t, applied.join());
+        } catch (CompletionException e) {
+            throw (RuntimeException) e.getCause();
+        }
     }
 
     /** Returns the calling thread to the normal scheduling class, if it was raised. */

@@ -10,10 +10,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import dev.goodput.producer.SelectorLoop;
@@ -67,25 +64,15 @@ final class NioProxy implements ProxyServer.Engine {
         server.bind(listen, 1024);
         server.configureBlocking(false);
         server.register(selector, SelectionKey.OP_ACCEPT);
-        final CompletableFuture<String> applied = new CompletableFuture<>();
-        this.loop = new Thread(() -> {
-            try {
-                applied.complete(priority.applyToCurrentThread("proxy selector"));
-            } catch (RuntimeException e) {
-                applied.completeExceptionally(e);
-                return;
-            }
-            run();
-        }, "goodput-proxy-nio");
-        loop.setDaemon(true);
-        loop.start();
         try {
-            this.timing = applied.join();
-        } catch (CompletionException e) {
+            final TimingPriority.Started started = priority.start("goodput-proxy-nio", "proxy selector", this::run);
+            this.loop = started.thread();
+            this.timing = started.applied();
+        } catch (RuntimeException e) {
             worker.close();
             server.close();
             selector.close();
-            throw (RuntimeException) e.getCause();
+            throw e;
         }
     }
 
@@ -114,26 +101,7 @@ final class NioProxy implements ProxyServer.Engine {
         long nextIdleSweep = 0;
         while (running) {
             try {
-                selector.select(5);
-                Runnable t;
-                while ((t = tasks.poll()) != null) {
-                    t.run();
-                }
-                final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-                while (it.hasNext()) {
-                    final SelectionKey k = it.next();
-                    it.remove();
-                    if (!k.isValid()) {
-                        continue;
-                    }
-                    if (k.attachment() == null) {
-                        accept();
-                    } else if (k.attachment() instanceof ClientSide c) {
-                        c.ready(k);
-                    } else {
-                        ((Upstream) k.attachment()).ready(k);
-                    }
-                }
+                SelectorLoop.round(selector, 5, tasks, this::ready);
                 worker.flush();
                 final long now = System.nanoTime();
                 if (now >= nextSweep) {
@@ -155,6 +123,16 @@ final class NioProxy implements ProxyServer.Engine {
             } catch (IOException | RuntimeException e) {
                 LOG.warn("proxy loop: {}", e.toString());
             }
+        }
+    }
+
+    private void ready(SelectionKey k) throws IOException {
+        if (k.attachment() == null) {
+            accept();
+        } else if (k.attachment() instanceof ClientSide c) {
+            c.ready(k);
+        } else {
+            ((Upstream) k.attachment()).ready(k);
         }
     }
 

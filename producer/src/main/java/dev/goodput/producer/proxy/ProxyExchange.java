@@ -13,6 +13,7 @@ import java.util.concurrent.TimeoutException;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.goodput.config.Redact;
+import dev.goodput.producer.client.HttpBytes;
 import dev.goodput.producer.client.RequestExecution;
 import dev.goodput.producer.client.ResponseParser;
 
@@ -316,18 +317,8 @@ final class ProxyExchange implements ResponseParser.Listener {
 
     /** The exchange fails: the client gets a 502 (504 on a timeout) if it has had nothing yet, else its connection is cut. */
     void fail(Throwable cause) {
-        if (ended) {
+        if (!stop(cause)) {
             return;
-        }
-        ended = true;
-        proxy.active.remove(this);
-        proxy.leaveQueue(this);
-        if (up != null) {
-            up.close();
-            up = null;
-        }
-        if (observation != null) {
-            proxy.worker.end(observation, cause);
         }
         if (headWritten) {
             client.gone();
@@ -341,8 +332,13 @@ final class ProxyExchange implements ResponseParser.Listener {
 
     /** The client went away: the upstream request is cancelled (its connection closed) and the call recorded abandoned. */
     void clientGone() {
+        stop(RequestExecution.abandonment());
+    }
+
+    /** Ends the exchange with a failure: the upstream connection is closed (a cancel), the observer told. False if it had ended. */
+    private boolean stop(Throwable cause) {
         if (ended) {
-            return;
+            return false;
         }
         ended = true;
         proxy.active.remove(this);
@@ -352,8 +348,9 @@ final class ProxyExchange implements ResponseParser.Listener {
             up = null;
         }
         if (observation != null) {
-            proxy.worker.end(observation, RequestExecution.abandonment());
+            proxy.worker.end(observation, cause);
         }
+        return true;
     }
 
     void checkTimeouts(long now) {
@@ -395,12 +392,7 @@ final class ProxyExchange implements ResponseParser.Listener {
             case 504 -> "Gateway Timeout";
             default -> "Bad Gateway";
         };
-        final String h = "HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: application/json\r\nContent-Length: " + b.length + "\r\n"
-                + (close ? "Connection: close\r\n" : "") + "\r\n";
-        final byte[] hb = h.getBytes(StandardCharsets.ISO_8859_1);
-        final byte[] all = new byte[hb.length + b.length];
-        System.arraycopy(hb, 0, all, 0, hb.length);
-        System.arraycopy(b, 0, all, hb.length, b.length);
-        return all;
+        return HttpBytes.message("HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: application/json\r\nContent-Length: " + b.length
+                + "\r\n" + (close ? "Connection: close\r\n" : "") + "\r\n", b);
     }
 }

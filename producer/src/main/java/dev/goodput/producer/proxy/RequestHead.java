@@ -8,6 +8,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
+import dev.goodput.producer.client.HttpBytes;
+
 /**
  * A client's request head as the proxy reads it (HTTP/1.1, RFC 9112): the request line, the header
  * lines in order, and how the body is framed. Parsing fails with {@link Malformed}, which the proxy
@@ -184,10 +186,6 @@ record RequestHead(String method, String rawPath, String rawQuery, boolean http1
             sb.append("Content-Length: ").append(body.length).append("\r\n");
         }
         sb.append("\r\n");
-        final byte[] head = sb.toString().getBytes(StandardCharsets.ISO_8859_1);
-        final byte[] all = new byte[head.length + body.length];
-        System.arraycopy(head, 0, all, 0, head.length);
-        System.arraycopy(body, 0, all, head.length, body.length);
-        return all;
+        return HttpBytes.message(sb, body);
     }
 }
