@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import dev.goodput.avro.TokenEvent;
+import dev.goodput.metrics.Micros;
 
 /**
  * The content chunks of a run's requests, read from the token topic: each chunk's arrival and token
@@ -22,7 +23,7 @@ public final class ChunkArrivals {
     /** Adds one token event. */
     public void add(TokenEvent t) {
         final TreeMap<Integer, Chunk> chunks = byRequest.computeIfAbsent(t.getRequestId(), k -> new TreeMap<>());
-        final long at = Conventions.us(t.getArrivalTimeUs());
+        final long at = Micros.of(t.getArrivalTimeUs());
         // a chunk before the one it follows (or after the one that follows it) is refused, as the
         // streams-app refuses it (chunks_out_of_order): a gap is never negative
         final Chunk before = chunks.get(t.getChunkIndex() - 1);

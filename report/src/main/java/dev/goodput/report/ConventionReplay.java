@@ -12,7 +12,9 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
+import dev.goodput.metrics.Conventions;
 import dev.goodput.metrics.Histograms;
+import dev.goodput.metrics.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.topics.Topics;
@@ -60,7 +62,7 @@ public final class ConventionReplay {
         final List<RequestEvent> requests = TopicSnapshot.read(client, Topics.REQUESTS.name(),
                 new AvroDeserializer<>(registry, RequestEvent.class)).stream()
                 .filter(r -> (runId == null || r.getRunId().equals(runId)) && !r.getWarmup())
-                .filter(r -> Conventions.us(r.getCompletionTimeUs()) >= fromUs && Conventions.us(r.getCompletionTimeUs()) < toUs)
+                .filter(r -> Micros.of(r.getCompletionTimeUs()) >= fromUs && Micros.of(r.getCompletionTimeUs()) < toUs)
                 .toList();
         // token events are many: only each chunk's arrival is kept, as they are read
         final ChunkArrivals chunks = new ChunkArrivals();
@@ -98,8 +100,8 @@ public final class ConventionReplay {
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         for (RequestEvent r : requests) {
-            first = Math.min(first, Conventions.us(r.getActualSendTimeUs()));
-            last = Math.max(last, Conventions.us(r.getCompletionTimeUs()));
+            first = Math.min(first, Micros.of(r.getActualSendTimeUs()));
+            last = Math.max(last, Micros.of(r.getCompletionTimeUs()));
         }
         // one duration for every convention, so that goodput differs only by what each counts as good
         final double durationS = Math.max(0, last - first) / 1e6;
@@ -121,7 +123,7 @@ public final class ConventionReplay {
             long good = 0;
             for (RequestEvent r : ok) {
                 final long[] arrivals = chunks.arrivals(r.getRequestId());
-                final Conventions.Measures m = Conventions.measure(tool, r, arrivals);
+                final Conventions.Measures m = Conventions.measure(tool, RequestTimes.of(r), arrivals);
                 samples.get("ttft").add(m.ttftUs());
                 if (!Double.isNaN(m.tpotUs())) {
                     samples.get("tpot").add(m.tpotUs());
@@ -136,12 +138,12 @@ public final class ConventionReplay {
                     good++;
                 }
                 if (tool == Conventions.Tool.GOODPUT) {
-                    final long lateness = Conventions.us(r.getActualSendTimeUs()) - Conventions.us(r.getIntendedSendTimeUs());
+                    final long lateness = Micros.of(r.getActualSendTimeUs()) - Micros.of(r.getIntendedSendTimeUs());
                     latenessSum += lateness;
                     latenessMax = Math.max(latenessMax, lateness);
                     if (r.getFirstChoiceTimeUs() != null && r.getFirstChoiceTimeUs().isBefore(r.getFirstChunkTimeUs())) {
                         textless++;
-                        leadSum += Conventions.us(r.getFirstChunkTimeUs()) - Conventions.us(r.getFirstChoiceTimeUs());
+                        leadSum += Micros.of(r.getFirstChunkTimeUs()) - Micros.of(r.getFirstChoiceTimeUs());
                     }
                     if (r.getOutputTokens() < 2) {
                         oneToken++;

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
-import dev.goodput.report.Conventions;
+import dev.goodput.metrics.Conventions;
 
 /**
  * A scenario as NVIDIA AIPerf's profile export writes it: {@code profile_export_aiperf.json} (one

@@ -9,9 +9,10 @@ import java.util.Map;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
+import dev.goodput.metrics.Conventions;
 import dev.goodput.metrics.Micros;
 import dev.goodput.report.ChunkArrivals;
-import dev.goodput.report.Conventions;
+import dev.goodput.report.RequestTimes;
 import dev.goodput.report.RunRecords;
 
 /**
@@ -62,7 +63,7 @@ record Exchange(RequestEvent event, long[] arrivalsUs, int[] chunkTokens, Conven
             final long[] arrivals = chunks.arrivals(r.getRequestId());
             final boolean ok = r.getStatus() == RequestStatus.OK && r.getFirstChunkTimeUs() != null && r.getLastChunkTimeUs() != null;
             out.computeIfAbsent(r.getScenarioId(), k -> new ArrayList<>()).add(new Exchange(r, arrivals,
-                    chunks.tokens(r.getRequestId()), ok ? Conventions.measure(tool, r, arrivals) : null));
+                    chunks.tokens(r.getRequestId()), ok ? Conventions.measure(tool, RequestTimes.of(r), arrivals) : null));
         }
         out.values().forEach(l -> l.sort(Comparator.comparingLong(Exchange::actualSendUs)));
         return out;

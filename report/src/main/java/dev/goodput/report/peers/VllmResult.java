@@ -10,8 +10,8 @@ import java.util.Map;
 
 import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
+import dev.goodput.metrics.Conventions;
 import dev.goodput.metrics.Micros;
-import dev.goodput.report.Conventions;
 
 /**
  * A scenario as {@code vllm bench serve --save-result --save-detailed} writes it (vLLM's

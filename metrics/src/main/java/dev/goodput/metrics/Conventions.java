@@ -1,12 +1,9 @@
-package dev.goodput.report;
+package dev.goodput.metrics;
 
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.Optional;
 
-import dev.goodput.avro.RequestEvent;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Definitions;
 
 /**
  * The per-request definitions of Goodput and of two tools users already trust, as pure functions,
@@ -58,11 +55,21 @@ public final class Conventions {
     public record Measures(double ttftUs, double e2eUs, double tpotUs, long[] gapsUs, int outputTokens) {
     }
 
+    /**
+     * A successful request's times as its request event records them, in microseconds.
+     *
+     * @param firstChoiceUs the first stream event with a choice, even one without content, or -1 when not recorded
+     * @param lastChoiceUs  the last such event, or -1
+     */
+    public record Times(long intendedUs, long actualUs, long firstChunkUs, long lastChunkUs, long firstChoiceUs, long lastChoiceUs,
+                        int outputTokens) {
+    }
+
     private Conventions() {
     }
 
-    /** A request's figures under a convention, from its request event and its content chunks' arrivals in chunk order. */
-    public static Measures measure(Tool tool, RequestEvent r, long[] contentArrivalsUs) {
+    /** A request's figures under a convention, from its times and its content chunks' arrivals in chunk order. */
+    public static Measures measure(Tool tool, Times r, long[] contentArrivalsUs) {
         return switch (tool) {
             case GOODPUT -> goodput(r, contentArrivalsUs);
             case VLLM -> vllm(r, contentArrivalsUs);
@@ -70,18 +77,16 @@ public final class Conventions {
         };
     }
 
-    static Measures goodput(RequestEvent r, long[] arrivals) {
-        final long intended = us(r.getIntendedSendTimeUs());
-        final long ttft = Definitions.ttft(intended, us(r.getFirstChunkTimeUs()));
-        final long e2e = Definitions.e2e(intended, us(r.getLastChunkTimeUs()));
-        return new Measures(ttft, e2e, Definitions.tpot(e2e, ttft, r.getOutputTokens()), Definitions.itlGaps(arrivals),
-                r.getOutputTokens());
+    static Measures goodput(Times r, long[] arrivals) {
+        final long ttft = Definitions.ttft(r.intendedUs(), r.firstChunkUs());
+        final long e2e = Definitions.e2e(r.intendedUs(), r.lastChunkUs());
+        return new Measures(ttft, e2e, Definitions.tpot(e2e, ttft, r.outputTokens()), Definitions.itlGaps(arrivals), r.outputTokens());
     }
 
-    static Measures vllm(RequestEvent r, long[] arrivals) {
-        final long start = us(r.getActualSendTimeUs());
-        final long first = r.getFirstChoiceTimeUs() != null ? us(r.getFirstChoiceTimeUs()) : us(r.getFirstChunkTimeUs());
-        final long last = r.getLastChoiceTimeUs() != null ? us(r.getLastChoiceTimeUs()) : us(r.getLastChunkTimeUs());
+    static Measures vllm(Times r, long[] arrivals) {
+        final long start = r.actualUs();
+        final long first = r.firstChoiceUs() >= 0 ? r.firstChoiceUs() : r.firstChunkUs();
+        final long last = r.lastChoiceUs() >= 0 ? r.lastChoiceUs() : r.lastChunkUs();
         // every event with a choice that we know of: a leading text-less one, the content chunks, a closing text-less one
         long[] events = arrivals;
         if (arrivals.length == 0 || first < arrivals[0]) {
@@ -93,15 +98,15 @@ public final class Conventions {
         }
         final double ttft = first - start;
         final double e2e = last - start;
-        final int tokens = r.getOutputTokens();
+        final int tokens = r.outputTokens();
         return new Measures(ttft, e2e, tokens > 1 ? (e2e - ttft) / (tokens - 1) : Double.NaN, Definitions.itlGaps(events), tokens);
     }
 
-    static Measures aiperf(RequestEvent r, long[] arrivals) {
-        final long start = us(r.getActualSendTimeUs());
-        final double ttft = us(r.getFirstChunkTimeUs()) - start;
-        final double latency = us(r.getLastChunkTimeUs()) - start;
-        final int tokens = r.getOutputTokens();
+    static Measures aiperf(Times r, long[] arrivals) {
+        final long start = r.actualUs();
+        final double ttft = r.firstChunkUs() - start;
+        final double latency = r.lastChunkUs() - start;
+        final int tokens = r.outputTokens();
         return new Measures(ttft, latency, tokens >= 2 ? (latency - ttft) / (tokens - 1) : Double.NaN,
                 Definitions.itlGaps(arrivals), tokens);
     }
@@ -143,9 +148,5 @@ public final class Conventions {
         out[0] = v;
         System.arraycopy(a, 0, out, 1, a.length);
         return out;
-    }
-
-    static long us(Instant i) {
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 }

@@ -1,14 +1,11 @@
-package dev.goodput.report;
+package dev.goodput.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import java.time.Instant;
 import java.util.Optional;
 
-import dev.goodput.avro.RequestEvent;
 import dev.goodput.contract.Contract;
-import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
 
 class ConventionsTest {
@@ -25,12 +22,9 @@ class ConventionsTest {
 
     @Test
     void vllmStartsAtTheFirstChoiceAndAiperfAtTheFirstContent() {
-        final Instant t = SampleRecords.T0;
-        final RequestEvent r = RequestEvent.newBuilder(SampleRecords.request()).setIntendedSendTimeUs(t)
-                .setActualSendTimeUs(t.plusNanos(2_000_000)).setFirstChoiceTimeUs(t.plusNanos(5_000_000))
-                .setFirstChunkTimeUs(t.plusNanos(9_000_000)).setLastChunkTimeUs(t.plusNanos(29_000_000))
-                .setLastChoiceTimeUs(t.plusNanos(30_000_000)).setOutputTokens(3).build();
-        final long[] arrivals = {us(t) + 9_000, us(t) + 19_000, us(t) + 29_000};
+        final long t = 1_764_547_200_000_000L;
+        final Conventions.Times r = new Conventions.Times(t, t + 2_000, t + 9_000, t + 29_000, t + 5_000, t + 30_000, 3);
+        final long[] arrivals = {t + 9_000, t + 19_000, t + 29_000};
         final Conventions.Measures g = Conventions.measure(Conventions.Tool.GOODPUT, r, arrivals);
         final Conventions.Measures v = Conventions.measure(Conventions.Tool.VLLM, r, arrivals);
         final Conventions.Measures a = Conventions.measure(Conventions.Tool.AIPERF, r, arrivals);
@@ -47,8 +41,9 @@ class ConventionsTest {
 
     @Test
     void oneTokenRequestsUnderATpotObjective() {
-        final RequestEvent r = RequestEvent.newBuilder(SampleRecords.request()).setOutputTokens(1).build();
-        final long[] arrivals = {us(r.getFirstChunkTimeUs())};
+        final long t = 1_764_547_200_000_000L;
+        final Conventions.Times r = new Conventions.Times(t, t + 1_000, t + 40_000, t + 40_000, -1, -1, 1);
+        final long[] arrivals = {r.firstChunkUs()};
         final Contract.Objectives tpotOnly = new Contract.Objectives(Optional.empty(), Optional.of(1L), Optional.empty());
         for (Conventions.Tool tool : Conventions.Tool.values()) {
             assertThat(Conventions.measure(tool, r, arrivals).tpotUs()).as(tool.name()).isNaN();
@@ -59,9 +54,5 @@ class ConventionsTest {
         // quality only counts for Goodput
         assertThat(Conventions.good(Conventions.Tool.GOODPUT, Conventions.measure(Conventions.Tool.GOODPUT, r, arrivals), tpotOnly, false)).isFalse();
         assertThat(Conventions.good(Conventions.Tool.VLLM, Conventions.measure(Conventions.Tool.VLLM, r, arrivals), tpotOnly, false)).isTrue();
-    }
-
-    private static long us(Instant i) {
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 }
