@@ -324,18 +324,21 @@ class NioProxyWireTest {
             assertThat(r[0]).startsWith("HTTP/1.1 400 ").contains("Connection: close");
             assertThat(r[1]).contains("not an HTTP/1.x request line");
         }
-        final int port = upstream.getLocalPort();
         proxy.close();
-        upstream.close();
-        final Target target = new Target("http://127.0.0.1:" + port + "/v1", true, "m", null, Map.of(), "upstream",
-                Duration.ofSeconds(30), Duration.ofSeconds(10), false);
-        proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), URI.create("http://127.0.0.1:" + port), null,
-                HttpFixtures.RUN, "observed", target, new CollectingSink(), MicroClock.system(), TimingPriority.NORMAL);
-        try (Socket c = client()) {
-            send(c, "GET /v1/models HTTP/1.1\r\nHost: p\r\n\r\n");
-            final String[] r = response(c.getInputStream());
-            assertThat(r[0]).startsWith("HTTP/1.1 502 ");
-            assertThat(r[1]).contains("ConnectException");
+        // a port bound by a socket that does not listen: connecting to it is refused, whatever else runs here
+        try (Socket holder = new Socket()) {
+            holder.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            final int port = holder.getLocalPort();
+            final Target target = new Target("http://127.0.0.1:" + port + "/v1", true, "m", null, Map.of(), "upstream",
+                    Duration.ofSeconds(30), Duration.ofSeconds(10), false);
+            proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), URI.create("http://127.0.0.1:" + port), null,
+                    HttpFixtures.RUN, "observed", target, new CollectingSink(), MicroClock.system(), TimingPriority.NORMAL);
+            try (Socket c = client()) {
+                send(c, "GET /v1/models HTTP/1.1\r\nHost: p\r\n\r\n");
+                final String[] r = response(c.getInputStream());
+                assertThat(r[0]).startsWith("HTTP/1.1 502 ");
+                assertThat(r[1]).contains("ConnectException");
+            }
         }
     }
 }
