@@ -67,7 +67,7 @@ public final class ProxyBenchmark {
      * One phase's client-side figures, and each process's CPU over it (cores): what the 2 cores were
      * asked for, since every process of the benchmark shares them.
      */
-    private record Phase(long requests, long ok, Histogram ttft, Histogram itl, long chunks, double wallS, Map<String, RequestEvent> events,
+    private record Phase(long ok, Histogram ttft, Histogram itl, long chunks, double wallS, Map<String, RequestEvent> events,
                          double simCores, double brokerCores, double proxyCores, double generatorCores) {
         double proxyCpuS() {
             return proxyCores * wallS;
@@ -147,14 +147,14 @@ public final class ProxyBenchmark {
         final List<Long> back = new ArrayList<>();
         final long expected = p.events().values().stream().filter(e -> e.getFirstChunkTimeUs() != null).count();
         final long deadline = System.nanoTime() + 60_000_000_000L;
+        final AvroDeserializer<RequestEvent> requests = new AvroDeserializer<>(new SchemaRegistryClient(registryUrl), RequestEvent.class);
         long over = 0;
         while (true) {
             diff.reset();
             in.clear();
             back.clear();
             over = 0;
-            for (RequestEvent e : TopicSnapshot.read(props, Topics.REQUESTS.name(), new AvroDeserializer<>(new SchemaRegistryClient(registryUrl),
-                    RequestEvent.class))) {
+            for (RequestEvent e : TopicSnapshot.read(props, Topics.REQUESTS.name(), requests)) {
                 final String id = e.getRequestId();
                 if (!id.startsWith("proxy-") || id.length() < 16 || e.getFirstChunkTimeUs() == null) {
                     continue;
@@ -238,7 +238,7 @@ public final class ProxyBenchmark {
                 cores[i] = (cpuTicks(pids[i]) - cpu0[i]) / 100.0 / wall;
             }
             cores[pids.length] = (cpuTicks(ProcessHandle.current().pid()) - cpu0[pids.length]) / 100.0 / wall;
-            return new Phase(summary.getRequests(), ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], cores[2], cores[3]);
+            return new Phase(ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], cores[2], cores[3]);
         }
     }
 

@@ -76,7 +76,7 @@ final class JettyProxy implements ProxyServer.Engine {
                 .timeout(proxy.target.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .idleTimeout(proxy.target.stallTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> ex.getRequestHeaders().forEach((name, values) -> {
-                    if (!ProxyServer.HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
+                    if (!ProxyServer.NOT_HANDED_ON.contains(name.toLowerCase(Locale.ROOT))) {
                         values.forEach(v -> h.add(name, v));
                     }
                 }));

@@ -37,9 +37,6 @@ final class ProxyExchange implements ResponseParser.Listener {
         PLAIN
     }
 
-    /** Response headers that belong to the upstream connection, not to the message (RFC 9110 section 7.6.1). */
-    private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authenticate", "te",
-            "trailer", "upgrade");
     private static final byte[] CRLF = {'\r', '\n'};
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
@@ -209,7 +206,7 @@ final class ProxyExchange implements ResponseParser.Listener {
         for (int i = 1; i < headLines.size(); i++) {
             final String line = headLines.get(i);
             final String name = names.get(i - 1);
-            if (HOP_BY_HOP.contains(name) || named.contains(name) || (reframed && (name.equals("content-length") || name.equals("transfer-encoding")))) {
+            if (ProxyServer.HOP_BY_HOP.contains(name) || named.contains(name) || (reframed && (name.equals("content-length") || name.equals("transfer-encoding")))) {
                 continue;
             }
             sb.append(line).append("\r\n");

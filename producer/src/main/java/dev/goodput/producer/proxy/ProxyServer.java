@@ -40,9 +40,22 @@ import org.eclipse.jetty.http.HttpField;
  */
 public final class ProxyServer implements AutoCloseable {
 
-    /** Headers that belong to one connection, not to the message (RFC 9110 section 7.6.1), and those the server sets itself. */
+    /**
+     * Headers that belong to one connection, not to the message (RFC 9110 section 7.6.1), but for
+     * Transfer-Encoding, which goes with the body's framing: each proxy decides on it.
+     */
     static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authenticate",
-            "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length", "date");
+            "proxy-authorization", "te", "trailer", "upgrade");
+
+    /** What the JDK server's proxy does not hand on, either way: hop-by-hop headers and those the server and client set themselves. */
+    static final Set<String> NOT_HANDED_ON = with(HOP_BY_HOP, "transfer-encoding", "host", "content-length", "date");
+
+    /** {@code names} and {@code more}. */
+    static Set<String> with(Set<String> names, String... more) {
+        final java.util.HashSet<String> all = new java.util.HashSet<>(names);
+        all.addAll(List.of(more));
+        return Set.copyOf(all);
+    }
 
     static final ObjectMapper JSON = new ObjectMapper();
 
@@ -297,7 +310,7 @@ public final class ProxyServer implements AutoCloseable {
     static List<HttpField> endToEnd(Iterable<HttpField> fields) {
         final ArrayList<HttpField> out = new ArrayList<>();
         for (HttpField f : fields) {
-            if (!HOP_BY_HOP.contains(f.getLowerCaseName())) {
+            if (!NOT_HANDED_ON.contains(f.getLowerCaseName())) {
                 out.add(f);
             }
         }

@@ -19,8 +19,8 @@ record RequestHead(String method, String rawPath, String rawQuery, boolean http1
                    boolean chunked, boolean closeAfter, boolean expectContinue) {
 
     /** Headers the proxy does not hand upstream: hop-by-hop ones (RFC 9110 section 7.6.1), and those it sets itself. */
-    static final Set<String> NOT_FORWARDED = Set.of("connection", "keep-alive", "proxy-connection", "proxy-authorization", "te",
-            "trailer", "transfer-encoding", "upgrade", "host", "content-length", "expect");
+    static final Set<String> NOT_FORWARDED = ProxyServer.with(ProxyServer.HOP_BY_HOP, "transfer-encoding", "host", "content-length",
+            "expect");
 
     /** A request the proxy cannot read. */
     static final class Malformed extends Exception {
