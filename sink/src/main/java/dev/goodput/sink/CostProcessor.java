@@ -1,11 +1,5 @@
 package dev.goodput.sink;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -42,8 +36,8 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
     private final Deserializer<WindowStats> windows;
     private final Serializer<GpuPrice> priceBytes;
     private ProcessorContext<String, CostRecord> context;
-    private KeyValueStore<String, byte[]> versions;
-    private KeyValueStore<String, byte[]> recent;
+    private KeyValueStore<String, TreeMap<Long, byte[]>> versions;
+    private KeyValueStore<String, ArrayDeque<PricedWindow>> recent;
 
     CostProcessor(SinkConfig config, Deserializer<GpuPrice> prices, Deserializer<WindowStats> windows,
                   Serializer<GpuPrice> priceBytes) {
@@ -72,9 +66,9 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
     /** A price version (checked by {@link PriceGate} before it was broadcast) joins the versions of its key. */
     private void onPrice(Record<String, byte[]> record) {
         final GpuPrice p = prices.deserialize(config.pricesTopic(), record.value());
-        final TreeMap<Long, byte[]> v = decodeVersions(versions.get(p.getPriceKey()));
+        final TreeMap<Long, byte[]> v = orEmpty(versions.get(p.getPriceKey()));
         v.put(Micros.of(p.getEffectiveFromUs()), priceBytes.serialize(config.pricesTopic(), p));
-        versions.put(p.getPriceKey(), encodeVersions(v));
+        versions.put(p.getPriceKey(), v);
     }
 
     private void onWindow(Record<String, byte[]> record) {
@@ -83,29 +77,30 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
             return;
         }
         final GpuPrice price = priceAt(w.getPriceKey(), Micros.of(w.getWindowStartUs()));
-        final Summary s = Summary.of(w, price);
+        final PricedWindow s = PricedWindow.of(w, price);
         emit(w, List.of(s), "window", price == null ? "no price version for " + w.getPriceKey() + " in force at "
                 + w.getWindowStartUs() : null);
         final String key = new Keys.Scenario(w.getContractId(), w.getScenarioId()).text();
-        final ArrayDeque<Summary> last = Summary.decodeAll(recent.get(key));
+        final ArrayDeque<PricedWindow> held = recent.get(key);
+        final ArrayDeque<PricedWindow> last = held == null ? new ArrayDeque<>() : held;
         last.addLast(s);
         final long longest = config.rollingSpans().stream().mapToLong(Duration::toMillis).max().orElse(0) * 1000;
         while (!last.isEmpty() && last.peekFirst().startUs < s.endUs - longest) {
             last.pollFirst();
         }
-        recent.put(key, Summary.encodeAll(last));
+        recent.put(key, last);
         for (Duration span : config.rollingSpans()) {
             final long from = s.endUs - span.toMillis() * 1000;
-            final List<Summary> in = last.stream().filter(x -> x.startUs >= from).toList();
+            final List<PricedWindow> in = last.stream().filter(x -> x.startUs >= from).toList();
             emit(w, in, label(span), in.stream().anyMatch(x -> !x.priced) ? "a window in the span has no price in force" : null);
         }
     }
 
     /** One cost record over the given windows (one window, or a rolling span ending with this window). */
-    private void emit(WindowStats w, List<Summary> in, String span, String unpriced) {
-        final Summary last = in.get(in.size() - 1);
+    private void emit(WindowStats w, List<PricedWindow> in, String span, String unpriced) {
+        final PricedWindow last = in.get(in.size() - 1);
         final long start = in.get(0).startUs;
-        final CostFormulas.Span sum = CostFormulas.span(in.stream().map(Summary::segment).toList(), w.getGpuCount());
+        final CostFormulas.Span sum = CostFormulas.span(in.stream().map(PricedWindow::segment).toList(), w.getGpuCount());
         final double seconds = sum.seconds();
         final double achieved = CostFormulas.achievedTokensPerS(sum.outputTokensOk(), seconds);
         final long requests = in.stream().mapToLong(x -> x.requests).sum();
@@ -133,145 +128,17 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
     }
 
     private GpuPrice priceAt(String key, long atUs) {
-        final TreeMap<Long, byte[]> v = decodeVersions(versions.get(key));
+        final TreeMap<Long, byte[]> v = orEmpty(versions.get(key));
         final Map.Entry<Long, byte[]> e = v.floorEntry(atUs);
         return e == null ? null : prices.deserialize(config.pricesTopic(), e.getValue());
+    }
+
+    private static TreeMap<Long, byte[]> orEmpty(TreeMap<Long, byte[]> held) {
+        return held == null ? new TreeMap<>() : held;
     }
 
     private static String label(Duration d) {
         return d.toHours() > 0 && d.toMinutes() % 60 == 0 ? d.toHours() + "h"
                 : d.toMinutes() > 0 && d.toSeconds() % 60 == 0 ? d.toMinutes() + "m" : d.toSeconds() + "s";
-    }
-
-
-
-    static TreeMap<Long, byte[]> decodeVersions(byte[] b) {
-        final TreeMap<Long, byte[]> v = new TreeMap<>();
-        if (b == null) {
-            return v;
-        }
-        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
-            final int n = in.readInt();
-            for (int i = 0; i < n; i++) {
-                final long at = in.readLong();
-                final byte[] p = new byte[in.readInt()];
-                in.readFully(p);
-                v.put(at, p);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return v;
-    }
-
-    private static byte[] encodeVersions(TreeMap<Long, byte[]> v) {
-        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (DataOutputStream out = new DataOutputStream(bytes)) {
-            out.writeInt(v.size());
-            for (Map.Entry<Long, byte[]> e : v.entrySet()) {
-                out.writeLong(e.getKey());
-                out.writeInt(e.getValue().length);
-                out.write(e.getValue());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return bytes.toByteArray();
-    }
-
-    /** What a rolling span needs of one priced window. */
-    static final class Summary {
-        long startUs;
-        long endUs;
-        double seconds;
-        long tokensOk;
-        long tokensGood;
-        long requests;
-        long good;
-        boolean priced;
-        double usdPerGpuHour;
-        double hourlyCost;
-        double headroom;
-        long priceEffectiveUs;
-        String priceSource;
-
-        CostFormulas.Segment segment() {
-            return new CostFormulas.Segment(seconds, hourlyCost, headroom, usdPerGpuHour, tokensOk, tokensGood);
-        }
-
-        static Summary of(WindowStats w, GpuPrice p) {
-            final Summary s = new Summary();
-            s.startUs = Micros.of(w.getWindowStartUs());
-            s.endUs = Micros.of(w.getWindowEndUs());
-            s.seconds = (s.endUs - s.startUs) / 1e6;
-            s.tokensOk = w.getOutputTokensOk();
-            s.tokensGood = w.getOutputTokensGood();
-            s.requests = w.getRequestsTotal();
-            s.good = w.getGoodRequests();
-            s.priced = p != null;
-            if (p != null) {
-                s.usdPerGpuHour = p.getUsdPerGpuHour();
-                s.hourlyCost = CostFormulas.hourlyCost(PricesFile.rates(p), w.getGpuCount());
-                s.headroom = p.getWarmHeadroomFraction();
-                s.priceEffectiveUs = Micros.of(p.getEffectiveFromUs());
-                s.priceSource = p.getSource();
-            }
-            return s;
-        }
-
-        static byte[] encodeAll(ArrayDeque<Summary> all) {
-            final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-            try (DataOutputStream out = new DataOutputStream(bytes)) {
-                out.writeInt(all.size());
-                for (Summary s : all) {
-                    out.writeLong(s.startUs);
-                    out.writeLong(s.endUs);
-                    out.writeDouble(s.seconds);
-                    out.writeLong(s.tokensOk);
-                    out.writeLong(s.tokensGood);
-                    out.writeLong(s.requests);
-                    out.writeLong(s.good);
-                    out.writeBoolean(s.priced);
-                    out.writeDouble(s.usdPerGpuHour);
-                    out.writeDouble(s.hourlyCost);
-                    out.writeDouble(s.headroom);
-                    out.writeLong(s.priceEffectiveUs);
-                    out.writeUTF(s.priceSource == null ? "" : s.priceSource);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return bytes.toByteArray();
-        }
-
-        static ArrayDeque<Summary> decodeAll(byte[] b) {
-            final ArrayDeque<Summary> all = new ArrayDeque<>();
-            if (b == null) {
-                return all;
-            }
-            try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(b))) {
-                final int n = in.readInt();
-                for (int i = 0; i < n; i++) {
-                    final Summary s = new Summary();
-                    s.startUs = in.readLong();
-                    s.endUs = in.readLong();
-                    s.seconds = in.readDouble();
-                    s.tokensOk = in.readLong();
-                    s.tokensGood = in.readLong();
-                    s.requests = in.readLong();
-                    s.good = in.readLong();
-                    s.priced = in.readBoolean();
-                    s.usdPerGpuHour = in.readDouble();
-                    s.hourlyCost = in.readDouble();
-                    s.headroom = in.readDouble();
-                    s.priceEffectiveUs = in.readLong();
-                    s.priceSource = in.readUTF();
-                    all.add(s);
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return all;
-        }
     }
 }

@@ -48,9 +48,9 @@ public final class SinkTopology {
     public static Topology build(SinkConfig c, AvroSerdes serdes) {
         final StreamsBuilder b = new StreamsBuilder();
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(CostProcessor.PRICES), Serdes.String(),
-                Serdes.ByteArray()));
+                PriceVersions.CODEC.serde()));
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(CostProcessor.RECENT), Serdes.String(),
-                Serdes.ByteArray()));
+                PricedWindow.RECENT.serde()));
         // both sides are repartitioned to the same partition count, so each cost task reads one partition of each and
         // takes records in timestamp order: a price (stamped with its effective date) comes before the windows it prices
         final int partitions = Topics.WINDOW_STATS.partitions();

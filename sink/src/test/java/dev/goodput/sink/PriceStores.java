@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.TreeMap;
 
 import dev.goodput.topics.Topics;
 import org.apache.kafka.streams.KafkaStreams;
@@ -35,10 +36,10 @@ final class PriceStores {
                 for (KafkaStreams app : apps) {
                     try {
                         final var store = app.store(StoreQueryParameters.fromNameAndType(
-                                CostProcessor.PRICES, QueryableStoreTypes.<String, byte[]>keyValueStore())
+                                CostProcessor.PRICES, QueryableStoreTypes.<String, TreeMap<Long, byte[]>>keyValueStore())
                                 .withPartition(p));
-                        final byte[] held = store.get(priceKey);
-                        if (held != null && CostProcessor.decodeVersions(held).size() >= versions) {
+                        final TreeMap<Long, byte[]> held = store.get(priceKey);
+                        if (held != null && held.size() >= versions) {
                             ready++;
                             break;
                         }

@@ -7,9 +7,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
-import dev.goodput.streams.fast.ByteSink;
+import dev.goodput.serde.ByteSink;
+import dev.goodput.serde.Varint;
 import dev.goodput.streams.fast.ObjectStore;
-import dev.goodput.streams.fast.Varint;
 
 /**
  * The ids of requests finished lately, so that an event of one that comes again is refused as a

@@ -317,7 +317,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     private void sendPartial(WindowAgg a) {
         context.forward(new Record<>(mergeKey(a.contractId, a.scenarioId),
-                (Out) new Out.ToMerger(Sample.encode(new Sample.Partial(partition, progress.lastWatermark(), a))),
+                (Out) new Out.ToMerger(Sample.CODEC.encode(new Sample.Partial(partition, progress.lastWatermark(), a))),
                 Math.max(0, a.startUs / 1_000)));
     }
 
@@ -325,7 +325,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         if (!progress.advance(wm)) {
             return;
         }
-        context.forward(new Record<>(WATERMARK_KEY, (Out) new Out.ToMerger(Sample.encode(new Sample.Watermark(partition, wm))),
+        context.forward(new Record<>(WATERMARK_KEY, (Out) new Out.ToMerger(Sample.CODEC.encode(new Sample.Watermark(partition, wm))),
                 Math.max(0, wm / 1_000)));
     }
 

@@ -3,9 +3,9 @@ package dev.goodput.streams;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
-import dev.goodput.streams.fast.ByteSink;
+import dev.goodput.serde.ByteSink;
+import dev.goodput.serde.Varint;
 import dev.goodput.streams.fast.ObjectStore;
-import dev.goodput.streams.fast.Varint;
 
 /**
  * One request being assembled from its token events and its request event. Chunks are kept by

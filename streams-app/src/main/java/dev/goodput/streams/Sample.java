@@ -2,8 +2,9 @@ package dev.goodput.streams;
 
 import java.nio.ByteBuffer;
 
-import dev.goodput.streams.fast.ByteSink;
-import dev.goodput.streams.fast.Varint;
+import dev.goodput.serde.ByteSink;
+import dev.goodput.serde.StateCodec;
+import dev.goodput.serde.Varint;
 
 /**
  * What stage A (per input partition) sends to the window merger: a partial aggregate of one
@@ -48,32 +49,37 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
     record Watermark(int upstream, long watermarkUs) implements Sample {
     }
 
-    static byte[] encode(Sample s) {
-        final ByteSink out = new ByteSink(64);
-        if (s instanceof Partial p) {
-            out.write(PARTIAL);
-            Varint.writeLong(out, p.upstream());
-            Varint.writeLong(out, p.watermarkUs());
-            Varint.writeBytes(out, WindowAgg.CODEC.encode(p.agg()));
-        } else if (s instanceof Watermark w) {
-            out.write(WATERMARK);
-            Varint.writeLong(out, w.upstream());
-            Varint.writeLong(out, w.watermarkUs());
-        } else {
-            throw new IllegalArgumentException("single requests travel inside partial aggregates");
+    /** The internal topic's layout: a type byte, the upstream partition and its watermark, then the partial aggregate. */
+    StateCodec<Sample> CODEC = new StateCodec<>() {
+        @Override
+        public byte[] encode(Sample s) {
+            final ByteSink out = new ByteSink(64);
+            if (s instanceof Partial p) {
+                out.write(PARTIAL);
+                Varint.writeLong(out, p.upstream());
+                Varint.writeLong(out, p.watermarkUs());
+                Varint.writeBytes(out, WindowAgg.CODEC.encode(p.agg()));
+            } else if (s instanceof Watermark w) {
+                out.write(WATERMARK);
+                Varint.writeLong(out, w.upstream());
+                Varint.writeLong(out, w.watermarkUs());
+            } else {
+                throw new IllegalArgumentException("single requests travel inside partial aggregates");
+            }
+            return out.toByteArray();
         }
-        return out.toByteArray();
-    }
 
-    static Sample decode(byte[] bytes) {
-        final ByteBuffer in = ByteBuffer.wrap(bytes);
-        final byte type = in.get();
-        final int upstream = (int) Varint.readLong(in);
-        final long wm = Varint.readLong(in);
-        return switch (type) {
-            case WATERMARK -> new Watermark(upstream, wm);
-            case PARTIAL -> new Partial(upstream, wm, WindowAgg.CODEC.decode(Varint.readBytes(in)));
-            default -> throw new IllegalArgumentException("unknown sample type " + type);
-        };
-    }
+        @Override
+        public Sample decode(byte[] bytes) {
+            final ByteBuffer in = ByteBuffer.wrap(bytes);
+            final byte type = in.get();
+            final int upstream = (int) Varint.readLong(in);
+            final long wm = Varint.readLong(in);
+            return switch (type) {
+                case WATERMARK -> new Watermark(upstream, wm);
+                case PARTIAL -> new Partial(upstream, wm, WindowAgg.CODEC.decode(Varint.readBytes(in)));
+                default -> throw new IllegalArgumentException("unknown sample type " + type);
+            };
+        }
+    };
 }

@@ -13,9 +13,9 @@ import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Histograms;
 import dev.goodput.metrics.Micros;
 import dev.goodput.records.LatencySummaries;
-import dev.goodput.streams.fast.ByteSink;
+import dev.goodput.serde.ByteSink;
+import dev.goodput.serde.Varint;
 import dev.goodput.streams.fast.ObjectStore;
-import dev.goodput.streams.fast.Varint;
 import org.HdrHistogram.Histogram;
 
 /**

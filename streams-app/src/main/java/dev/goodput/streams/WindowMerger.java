@@ -64,7 +64,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
 
     @Override
     public void process(Record<String, byte[]> record) {
-        final Sample sample = Sample.decode(record.value());
+        final Sample sample = Sample.CODEC.decode(record.value());
         if (sample instanceof Sample.Partial p) {
             add(p.agg());
         }

@@ -30,7 +30,7 @@ class ForeignContractStateTest {
             final WindowAgg old = WindowAgg.partial(OTHER, "s1", T0);
             old.addRequest(new Sample.Request(0, T0, OTHER, "s1", T0 + 1_000, RequestStatus.OK.ordinal(), null,
                     50_000, 50_000, 900_000, 10_000.0, 10, 100, true, true, true, new long[0], new long[0]));
-            partials.pipeInput(OTHER + "|s1|" + T0, Sample.encode(new Sample.Partial(0, T0, old)), T0 / 1000);
+            partials.pipeInput(OTHER + "|s1|" + T0, Sample.CODEC.encode(new Sample.Partial(0, T0, old)), T0 / 1000);
             f.okRequest("r1", T0 + 1_000_000, T0 + 1_200_000, T0 + 1_300_000);
             f.tick();
             // event time far past both windows' end + grace: the merger closes what it can

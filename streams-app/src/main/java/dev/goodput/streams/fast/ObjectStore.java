@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
+import dev.goodput.serde.StateCodec;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.utils.Bytes;
@@ -36,11 +37,8 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  */
 public final class ObjectStore<V> implements StateStore, CachedStateStore<Object, Object> {
 
-    /** Turns a value into bytes and back. */
-    public interface Codec<V> {
-        byte[] encode(V value);
-
-        V decode(byte[] bytes);
+    /** A value's layout, told when the value has been written. */
+    public interface Codec<V> extends StateCodec<V> {
 
         /** Called after a value was written at a commit (lets values keep their own dirty flag). */
         default void persisted(V value) {

@@ -10,8 +10,8 @@
  *       schema is this build's;</li>
  *   <li>{@link dev.goodput.streams.fast.ObjectStore} keeps live objects over a changelogged store,
  *       written back at each commit (it implements Kafka Streams' internal {@code CachedStateStore}
- *       so the commit flushes it), with {@link dev.goodput.streams.fast.Varint} and
- *       {@link dev.goodput.streams.fast.ByteSink} for its codecs.</li>
+ *       so the commit flushes it), with {@link dev.goodput.serde.Varint} and
+ *       {@link dev.goodput.serde.ByteSink} for its codecs.</li>
  * </ul>
  */
 package dev.goodput.streams.fast;

@@ -1,9 +1,9 @@
-package dev.goodput.streams.fast;
+package dev.goodput.serde;
 
 import java.util.Arrays;
 
 /**
- * A growable byte buffer for the topology's own encodings. Unlike ByteArrayOutputStream it takes no
+ * A growable byte buffer for {@link StateCodec}s. Unlike ByteArrayOutputStream it takes no
  * lock per byte: a request's sample is a few hundred single-byte varint writes.
  */
 public final class ByteSink {

@@ -1,9 +1,9 @@
-package dev.goodput.streams.fast;
+package dev.goodput.serde;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
-/** Compact encodings for the topology's own state and internal topic (zig-zag varints, strings). */
+/** The primitives of every {@link StateCodec}: zig-zag varints, strings (null kept) and byte strings. */
 public final class Varint {
     private Varint() {
     }
