@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
-import dev.goodput.avro.RequestStatus;
 import dev.goodput.metrics.Definitions;
+import dev.goodput.metrics.WindowTotals;
 import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.topics.Keys;
 
@@ -41,16 +41,16 @@ final class PartialAggregates {
     void add(Sample.Request r) {
         final long start = Definitions.windowStart(r.completionUs(), windowUs);
         final WindowAgg agg = of(new Keys.Window(r.contractId(), r.scenarioId(), start));
-        agg.addRequest(r);
-        if (r.status() != RequestStatus.OK.ordinal()) {
+        agg.totals.add(r.outcome());
+        if (r.outcome().status() != WindowTotals.Status.OK) {
             return;
         }
         for (int i = 0; i < r.gapsUs().length; i++) {
             final long gapStart = Definitions.windowStart(r.gapTimesUs()[i], windowUs);
             if (gapStart == start) {
-                agg.addGap(r.gapsUs()[i]);
+                agg.totals.addGap(r.gapsUs()[i]);
             } else {
-                of(new Keys.Window(r.contractId(), r.scenarioId(), gapStart)).addGap(r.gapsUs()[i]);
+                of(new Keys.Window(r.contractId(), r.scenarioId(), gapStart)).totals.addGap(r.gapsUs()[i]);
             }
         }
     }
@@ -61,10 +61,7 @@ final class PartialAggregates {
      */
     void refused(String contractId, String scenarioId, long logUs, String reason) {
         final WindowAgg a = of(new Keys.Window(contractId, scenarioId, Definitions.windowStart(logUs, windowUs)));
-        a.refused.merge(reason, 1L, Long::sum);
-        if ("late".equals(reason)) {
-            a.lateEvents++;
-        }
+        a.totals.refused(reason, "late".equals(reason));
     }
 
     private WindowAgg of(Keys.Window k) {

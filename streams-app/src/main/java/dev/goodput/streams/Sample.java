@@ -2,6 +2,7 @@ package dev.goodput.streams;
 
 import java.nio.ByteBuffer;
 
+import dev.goodput.metrics.WindowTotals;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.StateCodec;
 import dev.goodput.serde.Varint;
@@ -25,20 +26,13 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
     long watermarkUs();
 
     /**
-     * A finished request.
+     * A finished request, and where its measurements go.
      *
-     * @param status      RequestStatus ordinal
-     * @param ttftUs      Definitions.UNDEFINED unless ok
-     * @param ttfatUs     Definitions.UNDEFINED unless ok with an answer chunk
-     * @param e2eUs       Definitions.UNDEFINED unless ok
-     * @param tpotUs      NaN unless ok with >= 2 output tokens
      * @param gapsUs      ITL gaps (ok requests only)
      * @param gapTimesUs  event time of each gap's later chunk
      */
-    record Request(int upstream, long watermarkUs, String contractId, String scenarioId, long completionUs, int status,
-                   String errorClass, long ttftUs, long ttfatUs, long e2eUs, double tpotUs, int outputTokens,
-                   long latenessUs, boolean sloPass, boolean qualityPass, boolean good, long[] gapsUs,
-                   long[] gapTimesUs) implements Sample {
+    record Request(int upstream, long watermarkUs, String contractId, String scenarioId, long completionUs,
+                   WindowTotals.Outcome outcome, long[] gapsUs, long[] gapTimesUs) implements Sample {
     }
 
     /** Requests of one upstream partition in one (contract, scenario, window), aggregated. */

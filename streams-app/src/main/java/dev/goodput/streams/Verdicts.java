@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import java.util.Arrays;
 import java.util.List;
 
 import dev.goodput.avro.RequestEvent;
@@ -8,6 +9,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.contract.Contract;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Micros;
+import dev.goodput.metrics.WindowTotals;
 
 /**
  * A finished request's verdict and the sample its window aggregates take from it. Every figure
@@ -18,6 +20,10 @@ final class Verdicts {
     /** The verdict record and the sample for the partition's partial aggregate. */
     record Outcome(RequestVerdict verdict, Sample.Request sample) {
     }
+
+    /** The contract's statuses as the window totals count them, matched by name (a status new to one fails here). */
+    static final WindowTotals.Status[] STATUS = Arrays.stream(RequestStatus.values())
+            .map(st -> WindowTotals.Status.valueOf(st.name())).toArray(WindowTotals.Status[]::new);
 
     private Verdicts() {
     }
@@ -53,9 +59,10 @@ final class Verdicts {
                 .setTargetId(r.getTargetId()).setPromptTokens(r.getPromptTokens()).setOperation(r.getOperation())
                 .setFailedObjectives(failed).setQualityPass(qualityPass).setGood(good).build();
         final long[][] kept = ok ? s.gaps() : new long[][] {new long[0], new long[0]};
+        final WindowTotals.Outcome outcome = new WindowTotals.Outcome(STATUS[r.getStatus().ordinal()], r.getErrorClass(),
+                ttft, ttfat, e2e, tpot, r.getOutputTokens(), lateness, sloPass, qualityPass, good);
         final Sample.Request sample = new Sample.Request(partition, watermark, r.getContractId(), r.getScenarioId(),
-                Micros.of(r.getCompletionTimeUs()), r.getStatus().ordinal(), r.getErrorClass(), ttft, ttfat, e2e, tpot,
-                r.getOutputTokens(), lateness, sloPass, qualityPass, good, kept[0], kept[1]);
+                Micros.of(r.getCompletionTimeUs()), outcome, kept[0], kept[1]);
         return new Outcome(verdict, sample);
     }
 }

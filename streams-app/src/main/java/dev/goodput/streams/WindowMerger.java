@@ -82,12 +82,12 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
         final WindowAgg agg = windowFor(partial.contractId, partial.scenarioId, partial.startUs);
         if (agg == null) {
             // its window closed already (an upstream partition joined late): counted, not merged
-            lateSamples += partial.total;
-            LOG.warn("partial aggregate of {} requests for a closed window {}|{}|{} ({} requests so far)", partial.total,
+            lateSamples += partial.totals.total();
+            LOG.warn("partial aggregate of {} requests for a closed window {}|{}|{} ({} requests so far)", partial.totals.total(),
                     partial.contractId, partial.scenarioId, partial.startUs, lateSamples);
             return;
         }
-        agg.merge(partial);
+        agg.totals.add(partial.totals);
     }
 
     /** The open aggregate for a window, created on first use; null when that window has already closed. */
@@ -121,7 +121,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
                 ? Long.compare(a.getValue().startUs, b.getValue().startUs) : a.getKey().compareTo(b.getKey()));
         for (Map.Entry<String, WindowAgg> e : closing) {
             LOG.debug("task {} closes {} with {} requests at watermarks {}", context.taskId(), e.getKey(),
-                    e.getValue().total, watermarks.entries().entrySet().stream().map(w -> w.getKey() + "=" + w.getValue()[0]).toList());
+                    e.getValue().totals.total(), watermarks.entries().entrySet().stream().map(w -> w.getKey() + "=" + w.getValue()[0]).toList());
             if (emit(e.getValue(), true)) {
                 windows.remove(e.getKey());
                 changedSinceLive.remove(e.getKey());

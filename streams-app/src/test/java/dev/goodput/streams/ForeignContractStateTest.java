@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
-import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.metrics.WindowTotals;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.TestInputTopic;
 import org.junit.jupiter.api.Test;
@@ -28,8 +28,8 @@ class ForeignContractStateTest {
                     Serdes.ByteArray().serializer());
             // what a run under OTHER left in the partial store, flushed by this instance
             final WindowAgg old = WindowAgg.partial(OTHER, "s1", T0);
-            old.addRequest(new Sample.Request(0, T0, OTHER, "s1", T0 + 1_000, RequestStatus.OK.ordinal(), null,
-                    50_000, 50_000, 900_000, 10_000.0, 10, 100, true, true, true, new long[0], new long[0]));
+            old.totals.add(new WindowTotals.Outcome(WindowTotals.Status.OK, null, 50_000, 50_000, 900_000, 10_000.0, 10, 100,
+                    true, true, true));
             partials.pipeInput(OTHER + "|s1|" + T0, Sample.CODEC.encode(new Sample.Partial(0, T0, old)), T0 / 1000);
             f.okRequest("r1", T0 + 1_000_000, T0 + 1_200_000, T0 + 1_300_000);
             f.tick();

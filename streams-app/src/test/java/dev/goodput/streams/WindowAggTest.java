@@ -8,39 +8,26 @@ import java.util.Random;
 
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.Histograms;
+import dev.goodput.metrics.WindowTotals;
 import org.junit.jupiter.api.Test;
 
-/** Partial aggregates merged downstream equal one aggregate over all their requests. */
+/** Partial aggregates sent through their layout and merged downstream give the window record of all their requests. */
 class WindowAggTest {
 
-    private static Sample.Request request(Random rnd, int i) {
+    private static WindowTotals.Outcome outcome(Random rnd, int i) {
         final boolean ok = i % 7 != 0;
         final long ttft = 20_000 + rnd.nextInt(400_000);
         final long e2e = ttft + rnd.nextInt(5_000_000);
         final int tokens = 1 + rnd.nextInt(300);
-        final long[] gaps = new long[ok ? Math.max(0, tokens - 1) % 20 : 0];
-        final long[] times = new long[gaps.length];
-        for (int g = 0; g < gaps.length; g++) {
-            gaps[g] = 1 + rnd.nextInt(90_000);
-            times[g] = g;
-        }
-        return new Sample.Request(i % 3, 0, "c", "s", 1_000 + i, ok ? RequestStatus.OK.ordinal() : RequestStatus.ERROR.ordinal(),
+        return new WindowTotals.Outcome(ok ? WindowTotals.Status.OK : WindowTotals.Status.ERROR,
                 ok ? null : (i % 2 == 0 ? "http_500" : "http_429"), ok ? ttft : Definitions.UNDEFINED,
                 ok ? ttft + 5 : Definitions.UNDEFINED, ok ? e2e : Definitions.UNDEFINED,
                 ok && tokens > 1 ? (e2e - ttft) / (double) (tokens - 1) : Double.NaN, ok ? tokens : 0, rnd.nextInt(3_000),
-                ok && i % 3 == 0, ok && i % 5 != 0, ok && i % 3 == 0 && i % 5 != 0, gaps, times);
-    }
-
-    private static void add(WindowAgg a, Sample.Request r) {
-        a.addRequest(r);
-        for (long g : r.gapsUs()) {
-            a.addGap(g);
-        }
+                ok && i % 3 == 0, ok && i % 5 != 0, ok && i % 3 == 0 && i % 5 != 0);
     }
 
     @Test
-    void mergedPartialsEqualOneAggregateOfEveryRequest() {
+    void mergedPartialsGiveTheWindowRecordOfEveryRequest() {
         final Random rnd = new Random(42);
         final WindowAgg whole = new WindowAgg("c", "s", 0);
         final List<WindowAgg> parts = new ArrayList<>();
@@ -48,31 +35,40 @@ class WindowAggTest {
             parts.add(WindowAgg.partial("c", "s", 0));
         }
         for (int i = 0; i < 2_000; i++) {
-            final Sample.Request r = request(rnd, i);
-            add(whole, r);
-            add(parts.get(rnd.nextInt(3)), r);
+            final WindowTotals.Outcome o = outcome(rnd, i);
+            final long gap = 1 + rnd.nextInt(90_000);
+            for (WindowAgg a : List.of(whole, parts.get(rnd.nextInt(3)))) {
+                a.totals.add(o);
+                a.totals.addGap(gap);
+            }
         }
-        parts.get(1).lateEvents = 4;
-        whole.lateEvents = 4;
+        parts.get(1).totals.refused("late", true);
+        whole.totals.refused("late", true);
         final WindowAgg merged = new WindowAgg("c", "s", 0);
-        // through the wire encoding, as the merger receives them
-        parts.forEach(p -> merged.merge(WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(p))));
+        // through the wire layout, as the merger receives them
+        parts.forEach(p -> merged.totals.add(((Sample.Partial) Sample.CODEC.decode(Sample.CODEC.encode(
+                new Sample.Partial(0, 0, p)))).agg().totals));
         final var c = Fixture.CONTRACT;
         assertThat(merged.toAvro(c, 10_000_000, 5_000_000, true)).isEqualTo(whole.toAvro(c, 10_000_000, 5_000_000, true));
-        assertThat(merged.total).isEqualTo(2_000);
-        assertThat(merged.errorsByClass).containsOnlyKeys("http_500", "http_429");
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, true).getErrorsByClass()).containsOnlyKeys("http_500", "http_429");
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, true).getLateEvents()).isEqualTo(1);
     }
 
     @Test
-    void aPartialClampsToItsMetricsRangeAndStaysSmall() {
-        final WindowAgg p = WindowAgg.partial("c", "s", 0);
-        p.addGap(Histograms.MAX_TOKEN_LATENCY_US * 10);
-        p.addGap(1_000);
-        assertThat(p.itl.getMaxValue()).isEqualTo(p.itl.highestEquivalentValue(Histograms.MAX_TOKEN_LATENCY_US));
-        // a restored partial keeps growing instead of failing on a larger value
-        final WindowAgg back = WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(WindowAgg.partial("c", "s", 0)));
-        back.addGap(5_000_000);
-        assertThat(back.itl.getTotalCount()).isEqualTo(1);
+    void aStoredAggregateComesBackWithItsKeyAndStaysSmall() {
+        final WindowAgg p = WindowAgg.partial("c", "s", 30_000_000);
+        p.totals.addGap(1_000);
+        p.totals.refused("malformed", false);
+        final WindowAgg back = WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(p));
+        assertThat(List.of(back.contractId, back.scenarioId, back.startUs)).containsExactly("c", "s", 30_000_000L);
+        assertThat(back.totals.counters()).containsExactly(p.totals.counters());
+        assertThat(back.totals.refused()).containsEntry("malformed", 1L);
         assertThat(WindowAgg.CODEC.encode(p).length).isLessThan(2_000);
+    }
+
+    @Test
+    void theContractsStatusesAreTheOnesWindowsCount() {
+        assertThat(Verdicts.STATUS).extracting(Enum::name)
+                .containsExactly(java.util.Arrays.stream(RequestStatus.values()).map(Enum::name).toArray(String[]::new));
     }
 }
