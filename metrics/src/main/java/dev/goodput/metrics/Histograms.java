@@ -2,7 +2,10 @@ package dev.goodput.metrics;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
 
 import org.HdrHistogram.Histogram;
 
@@ -50,11 +53,79 @@ public final class Histograms {
         h.recordValue(Math.max(0, Math.min(valueUs, maxUs)));
     }
 
-    /** The compressed encoding carried in window records (merge downstream with {@link #decode} and add). */
+    /**
+     * {@code h} over the whole range {@code maxUs}, for a record that carries the metric's range: a
+     * histogram that grows names the range it has grown to in its encoding, so it is added into a
+     * whole-range one first. That one is this thread's and is reset by the next call: use it at once.
+     */
+    public static Histogram overRange(Histogram h, long maxUs) {
+        final Histogram whole = RANGES.get().computeIfAbsent(maxUs, m -> new Histogram(m, SIGNIFICANT_DIGITS));
+        whole.reset();
+        whole.add(h);
+        return whole;
+    }
+
+    private static final ThreadLocal<Map<Long, Histogram>> RANGES = ThreadLocal.withInitial(HashMap::new);
+
+    /**
+     * The compressed encoding carried in window records (merge downstream with {@link #decode} and
+     * add): byte for byte HdrHistogram's {@code encodeIntoCompressedByteBuffer}, without what that
+     * costs. HdrHistogram keeps a whole-range buffer (~200 KB for a latency range) in every
+     * histogram it compresses and a new Deflater per call; here both are one per thread.
+     */
     public static byte[] encode(Histogram h) {
-        final ByteBuffer b = scratch(h.getNeededByteBufferCapacity());
-        final int n = h.encodeIntoCompressedByteBuffer(b);
-        return Arrays.copyOf(b.array(), n);
+        final Encoder e = ENCODER.get();
+        final ByteBuffer raw = e.raw(h.getNeededByteBufferCapacity());
+        final int n = h.encodeIntoByteBuffer(raw);
+        final Deflater d = e.deflater;
+        d.reset();
+        d.setInput(raw.array(), 0, n);
+        d.finish();
+        // room for deflate's worst case (zlib's deflateBound), so one call writes it all
+        byte[] out = e.out(8 + n + (n >> 12) + (n >> 14) + (n >> 25) + 13 + 6);
+        int written = d.deflate(out, 8, out.length - 8);
+        while (!d.finished()) {
+            out = Arrays.copyOf(out, out.length * 2);
+            e.compressed = out;
+            written += d.deflate(out, 8 + written, out.length - 8 - written);
+        }
+        final ByteBuffer header = ByteBuffer.wrap(out);
+        header.putInt(0, COMPRESSED_COOKIE);
+        header.putInt(4, written);
+        return Arrays.copyOf(out, 8 + written);
+    }
+
+    /** The first word of HdrHistogram's compressed encoding of a {@link Histogram}, as the library writes it. */
+    private static final int COMPRESSED_COOKIE;
+
+    static {
+        final ByteBuffer b = ByteBuffer.allocate(1024);
+        new Histogram(SIGNIFICANT_DIGITS).encodeIntoCompressedByteBuffer(b);
+        COMPRESSED_COOKIE = b.getInt(0);
+    }
+
+    private static final ThreadLocal<Encoder> ENCODER = ThreadLocal.withInitial(Encoder::new);
+
+    /** One thread's buffers and compressor for {@link #encode}, grown to the largest histogram seen. */
+    private static final class Encoder {
+        final Deflater deflater = new Deflater(Deflater.DEFAULT_COMPRESSION);
+        ByteBuffer uncompressed;
+        byte[] compressed;
+
+        ByteBuffer raw(int capacity) {
+            if (uncompressed == null || uncompressed.capacity() < capacity) {
+                uncompressed = ByteBuffer.allocate(capacity);
+            }
+            uncompressed.clear();
+            return uncompressed;
+        }
+
+        byte[] out(int capacity) {
+            if (compressed == null || compressed.length < capacity) {
+                compressed = new byte[capacity];
+            }
+            return compressed;
+        }
     }
 
     /**

@@ -63,17 +63,22 @@ public final class WindowTotals {
         this.lateness = h[5];
     }
 
-    /** A window's totals, each histogram over its metric's whole range. */
-    public static WindowTotals whole() {
-        return new WindowTotals(new Histogram[] {Histograms.request(), Histograms.request(), Histograms.token(),
-            Histograms.token(), Histograms.request(), Histograms.request()});
-    }
-
-    /** A short-lived part of a window's totals: histograms that grow with their values ({@link Histograms#partial}). */
-    public static WindowTotals partial() {
+    /**
+     * Empty totals. Their histograms grow with the values recorded ({@link Histograms#partial}) rather
+     * than holding each metric's whole range from the start (~180 KB each): a window lives through
+     * many young collections, and copying six whole ranges per window was most of what they copied.
+     * Every value is still clamped to its metric's range, and a record takes each histogram over that
+     * range ({@link Histograms#overRange}), so what is carried is what a whole-range histogram gives.
+     */
+    public static WindowTotals empty() {
         return new WindowTotals(new Histogram[] {Histograms.partial(), Histograms.partial(), Histograms.partial(),
             Histograms.partial(), Histograms.partial(), Histograms.partial()});
     }
+
+    /** Each histogram's whole range, in the order of {@link #histograms()}. */
+    public static final long[] RANGES_US = {Histograms.MAX_REQUEST_LATENCY_US, Histograms.MAX_REQUEST_LATENCY_US,
+        Histograms.MAX_TOKEN_LATENCY_US, Histograms.MAX_TOKEN_LATENCY_US, Histograms.MAX_REQUEST_LATENCY_US,
+        Histograms.MAX_LATENESS_US};
 
     /** Totals as {@link #counters()}, {@link #errorsByClass()}, {@link #refused()} and {@link #histograms()} gave them. */
     public static WindowTotals restore(long[] counters, Map<String, Long> errorsByClass, Map<String, Long> refused,

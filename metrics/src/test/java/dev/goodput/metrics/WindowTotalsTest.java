@@ -27,10 +27,10 @@ class WindowTotalsTest {
     @Test
     void partsAddedUpEqualOneTotalOfEveryRequest() {
         final Random rnd = new Random(42);
-        final WindowTotals whole = WindowTotals.whole();
+        final WindowTotals whole = WindowTotals.empty();
         final List<WindowTotals> parts = new ArrayList<>();
         for (int p = 0; p < 3; p++) {
-            parts.add(WindowTotals.partial());
+            parts.add(WindowTotals.empty());
         }
         for (int i = 0; i < 2_000; i++) {
             final WindowTotals.Outcome o = outcome(rnd, i);
@@ -45,7 +45,7 @@ class WindowTotalsTest {
         parts.get(2).refused("malformed", false);
         whole.refused("late", true);
         whole.refused("malformed", false);
-        final WindowTotals added = WindowTotals.whole();
+        final WindowTotals added = WindowTotals.empty();
         parts.forEach(added::add);
         assertThat(added.counters()).containsExactly(whole.counters());
         assertThat(added.errorsByClass()).isEqualTo(whole.errorsByClass());
@@ -60,7 +60,7 @@ class WindowTotalsTest {
 
     @Test
     void eachStatusIsCountedAndOnlyOkRequestsReachTheLatencies() {
-        final WindowTotals t = WindowTotals.whole();
+        final WindowTotals t = WindowTotals.empty();
         t.add(new WindowTotals.Outcome(WindowTotals.Status.OK, null, 100_000, 120_000, 1_100_000,
                 Definitions.tpot(1_100_000, 100_000, 11), 11, 50, true, true, true));
         t.add(new WindowTotals.Outcome(WindowTotals.Status.OK, null, 900_000, Definitions.UNDEFINED, 1_900_000,
@@ -90,11 +90,11 @@ class WindowTotalsTest {
 
     @Test
     void aPartClampsToItsMetricsRangeAndARestoredOneKeepsGrowing() {
-        final WindowTotals p = WindowTotals.partial();
+        final WindowTotals p = WindowTotals.empty();
         p.addGap(Histograms.MAX_TOKEN_LATENCY_US * 10);
         p.addGap(1_000);
         assertThat(p.itl().getMaxValue()).isEqualTo(p.itl().highestEquivalentValue(Histograms.MAX_TOKEN_LATENCY_US));
-        final Histogram[] h = WindowTotals.partial().histograms();
+        final Histogram[] h = WindowTotals.empty().histograms();
         final WindowTotals back = WindowTotals.restore(new long[WindowTotals.COUNTERS], java.util.Map.of(),
                 java.util.Map.of(), h);
         back.addGap(5_000_000);
@@ -103,7 +103,7 @@ class WindowTotalsTest {
 
     @Test
     void noRequestsMeanNoWeightedTpotRatherThanADivisionByZero() {
-        assertThat(WindowTotals.whole().tpotTokenWeightedMeanUs()).isZero();
-        assertThat(WindowTotals.whole().goodFraction()).isEqualTo(Definitions.goodFraction(0, 0));
+        assertThat(WindowTotals.empty().tpotTokenWeightedMeanUs()).isZero();
+        assertThat(WindowTotals.empty().goodFraction()).isEqualTo(Definitions.goodFraction(0, 0));
     }
 }

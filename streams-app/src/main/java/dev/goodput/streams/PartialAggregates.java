@@ -68,7 +68,7 @@ final class PartialAggregates {
         final String key = k.text();
         WindowAgg a = store.get(key);
         if (a == null) {
-            a = WindowAgg.partial(k.contractId(), k.scenarioId(), k.startUs());
+            a = new WindowAgg(k.contractId(), k.scenarioId(), k.startUs());
             store.put(key, a);
         } else {
             store.touch(key);

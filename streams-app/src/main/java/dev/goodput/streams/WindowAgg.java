@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
+import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.metrics.Histograms;
@@ -27,12 +28,7 @@ final class WindowAgg {
     final WindowTotals totals;
 
     WindowAgg(String contractId, String scenarioId, long startUs) {
-        this(contractId, scenarioId, startUs, WindowTotals.whole());
-    }
-
-    /** A partial aggregate (one input partition, one heartbeat): histograms that grow as needed. */
-    static WindowAgg partial(String contractId, String scenarioId, long startUs) {
-        return new WindowAgg(contractId, scenarioId, startUs, WindowTotals.partial());
+        this(contractId, scenarioId, startUs, WindowTotals.empty());
     }
 
     private WindowAgg(String contractId, String scenarioId, long startUs, WindowTotals totals) {
@@ -62,11 +58,15 @@ final class WindowAgg {
                 .setOutputTokensPerS(t.outputTokensPerS(seconds))
                 .setTokensPerGpuSecond(t.tokensPerGpuSecond(seconds, gpus))
                 .setLateEvents(t.lateEvents()).setRefusedEvents(new HashMap<>(t.refused()))
-                .setTtft(LatencySummaries.of(t.ttft())).setTtfat(LatencySummaries.of(t.ttfat()))
-                .setItl(LatencySummaries.of(t.itl())).setTpot(LatencySummaries.of(t.tpot())).setE2e(LatencySummaries.of(t.e2e()))
-                .setDispatchLateness(LatencySummaries.of(t.lateness()))
+                .setTtft(summary(t, 0)).setTtfat(summary(t, 1)).setItl(summary(t, 2)).setTpot(summary(t, 3))
+                .setE2e(summary(t, 4)).setDispatchLateness(summary(t, 5))
                 .setTpotTokenWeightedMeanUs(t.tpotTokenWeightedMeanUs())
                 .build();
+    }
+
+    /** A histogram of the totals as the record carries it: over its metric's whole range. */
+    private static LatencySummary summary(WindowTotals t, int histogram) {
+        return LatencySummaries.of(Histograms.overRange(t.histograms()[histogram], WindowTotals.RANGES_US[histogram]));
     }
 
     /**

@@ -27,7 +27,7 @@ class ForeignContractStateTest {
                     "goodput-test-" + GoodputTopology.SAMPLES + "-repartition", Serdes.String().serializer(),
                     Serdes.ByteArray().serializer());
             // what a run under OTHER left in the partial store, flushed by this instance
-            final WindowAgg old = WindowAgg.partial(OTHER, "s1", T0);
+            final WindowAgg old = new WindowAgg(OTHER, "s1", T0);
             old.totals.add(new WindowTotals.Outcome(WindowTotals.Status.OK, null, 50_000, 50_000, 900_000, 10_000.0, 10, 100,
                     true, true, true));
             partials.pipeInput(OTHER + "|s1|" + T0, Sample.CODEC.encode(new Sample.Partial(0, T0, old)), T0 / 1000);

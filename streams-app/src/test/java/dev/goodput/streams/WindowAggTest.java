@@ -32,7 +32,7 @@ class WindowAggTest {
         final WindowAgg whole = new WindowAgg("c", "s", 0);
         final List<WindowAgg> parts = new ArrayList<>();
         for (int p = 0; p < 3; p++) {
-            parts.add(WindowAgg.partial("c", "s", 0));
+            parts.add(new WindowAgg("c", "s", 0));
         }
         for (int i = 0; i < 2_000; i++) {
             final WindowTotals.Outcome o = outcome(rnd, i);
@@ -56,7 +56,7 @@ class WindowAggTest {
 
     @Test
     void aStoredAggregateComesBackWithItsKeyAndStaysSmall() {
-        final WindowAgg p = WindowAgg.partial("c", "s", 30_000_000);
+        final WindowAgg p = new WindowAgg("c", "s", 30_000_000);
         p.totals.addGap(1_000);
         p.totals.refused("malformed", false);
         final WindowAgg back = WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(p));
