@@ -18,6 +18,8 @@ final class PartialAggregates {
     private final ObjectStore<WindowAgg> store;
     private final long windowUs;
     private final long graceUs;
+    private Keys.Window lastWindow;
+    private String lastKey;
 
     PartialAggregates(ObjectStore<WindowAgg> store, long windowUs, long graceUs) {
         this.store = store;
@@ -65,7 +67,12 @@ final class PartialAggregates {
     }
 
     private WindowAgg of(Keys.Window k) {
-        final String key = k.text();
+        // consecutive requests mostly finish in the same window: its key text is built once
+        if (!k.equals(lastWindow)) {
+            lastWindow = k;
+            lastKey = k.text();
+        }
+        final String key = lastKey;
         WindowAgg a = store.get(key);
         if (a == null) {
             a = new WindowAgg(k.contractId(), k.scenarioId(), k.startUs());
