@@ -20,6 +20,7 @@ import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
@@ -50,10 +51,26 @@ public final class StreamsApp {
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), "10000");
-        p.put(StreamsConfig.producerPrefix("linger.ms"), "5");
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), ClientConfig.staticMemberId(applicationId, stateDir));
         p.putAll(user);
+        if (!p.containsKey(ProducerConfig.LINGER_MS_CONFIG) && !p.containsKey(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG))) {
+            p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), Long.toString(lingerMs(p)));
+        }
         return p;
+    }
+
+    /**
+     * How long the producer gathers output. Under exactly-once nothing the app writes can be read
+     * before its transaction commits, and the commit flushes the producer first, so lingering up to
+     * half the commit interval delays no reader; it sends a commit's output in a few large requests
+     * instead of many small ones, which the broker answers sooner when the commit waits for them (in
+     * bench-streams the commit's flush was the stream thread's longest wait). At least once, every
+     * record is readable once sent: 5 ms.
+     */
+    static long lingerMs(Properties p) {
+        final boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(p.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
+        final long commitMs = Long.parseLong(p.getProperty(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200").trim());
+        return exactlyOnce ? Math.max(5, commitMs / 2) : 5;
     }
 
 

@@ -24,6 +24,8 @@ final class TokenInput {
     private final Deserializer<TokenEvent> tokens;
     private final String topic;
     private final Map<String, byte[]> contractIdBytes = new HashMap<>();
+    private String lastContractId;
+    private byte[] lastContractBytes;
     private final byte[] selectedRun;
     private final String selectedRunId;
 
@@ -112,7 +114,15 @@ final class TokenInput {
 
     /** Whether the event's contract is {@code contractId} (a known one). */
     boolean contractIs(String contractId) {
-        return inPlace ? fast.contractIs(contractIdBytes.get(contractId)) : contractId.equals(decoded.getContractId());
+        if (!inPlace) {
+            return contractId.equals(decoded.getContractId());
+        }
+        // a request's contract id is the known one's own string, so the last one is found by identity
+        if (contractId != lastContractId) {
+            lastContractId = contractId;
+            lastContractBytes = contractIdBytes.get(contractId);
+        }
+        return fast.contractIs(lastContractBytes);
     }
 
     /** The contract id as the event has it, for a message. */

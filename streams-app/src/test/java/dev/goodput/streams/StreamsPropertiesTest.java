@@ -1,0 +1,43 @@
+package dev.goodput.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Kafka Streams properties the app runs with, and what a user's own override keeps. */
+class StreamsPropertiesTest {
+
+    @TempDir
+    Path state;
+
+    private Properties with(String... keyValues) {
+        final Properties user = new Properties();
+        for (int i = 0; i < keyValues.length; i += 2) {
+            user.put(keyValues[i], keyValues[i + 1]);
+        }
+        return StreamsApp.streamsProperties(user, "app", state);
+    }
+
+    @Test
+    void exactlyOnceOutputLingersHalfTheCommitInterval() {
+        assertThat(with().getProperty("producer.linger.ms")).isEqualTo("100");
+        assertThat(with("commit.interval.ms", "1000").getProperty("producer.linger.ms")).isEqualTo("500");
+        assertThat(with("commit.interval.ms", "4").getProperty("producer.linger.ms")).isEqualTo("5");
+    }
+
+    @Test
+    void atLeastOnceOutputIsSentAtOnce() {
+        assertThat(with("processing.guarantee", "at_least_once").getProperty("producer.linger.ms")).isEqualTo("5");
+    }
+
+    @Test
+    void aUsersLingerWinsWithOrWithoutThePrefix() {
+        assertThat(with("linger.ms", "7").getProperty("producer.linger.ms")).isNull();
+        assertThat(with("linger.ms", "7").getProperty("linger.ms")).isEqualTo("7");
+        assertThat(with("producer.linger.ms", "9").getProperty("producer.linger.ms")).isEqualTo("9");
+    }
+}
