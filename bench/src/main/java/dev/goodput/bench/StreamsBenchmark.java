@@ -36,7 +36,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * Measures the streams-app against a broker in a child JVM, with the app itself in another child
  * JVM (heap capped at 512 MB):
  * <ol>
- *   <li>on one topic of token events, the raw consumer rate and the streams-app's processing rate;</li>
+ *   <li>on one topic of token events, the raw consumer rate and the streams-app's processing rate,
+ *       between two runs of a Kafka Streams app that does nothing (the bar: at least as fast);</li>
  *   <li>the heap the app needs after 10 million requests (it runs with -Xmx512m; used heap after a full GC);</li>
  *   <li>the delay from a window's end + grace to its final record being readable, in a live run.</li>
  * </ol>
@@ -96,25 +97,36 @@ final class StreamsBenchmark {
         final double rawRate = warm[1];
         out.printf(Locale.ROOT, "raw consumer:  %,d token events; whole run (first pass) %,.0f records/s; warm (second pass)"
                 + " %,.0f records/s%n", (long) warm[0], cold[1], rawRate);
-        // the streams-app over the same topics: as shipped (token events coalesced), then one record per event
-        appRate(bootstrap, registryUrl, tokens, reqs, produced, tokenEvents, rawRate, "streams-app:  ", "rate");
+        // the bar compares the streams-app with the do-nothing app: they run back to back, the baseline
+        // on both sides, so a machine that changes speed during the run shows as two different baselines
+        final double before = baseline(bootstrap, tokens, reqs, rawRate, "before");
+        final double app = appRate(bootstrap, registryUrl, tokens, reqs, produced, tokenEvents, rawRate, "streams-app:  ", "rate");
+        final double after = baseline(bootstrap, tokens, reqs, rawRate, "after");
+        out.printf(Locale.ROOT, "streams-app / baseline (warm): %.2f against the baseline before it, %.2f against the one after;"
+                + " the bar is the streams-app at least as fast as the do-nothing app%n", app / before, app / after);
         appRate(bootstrap, registryUrl, tokens, reqs, produced, tokenEvents, rawRate, "uncoalesced:  ", "rate-single",
                 "--no-coalesce-tokens");
-        // the ceiling: Kafka Streams with the same settings and a processor that does nothing
+    }
+
+    /** The ceiling: Kafka Streams with the same settings and a processor that does nothing; its warm rate. */
+    private double baseline(String bootstrap, String tokens, String reqs, double rawRate, String when) throws Exception {
+        final String group = "bench-noop-" + when;
         final ChildJvm noop = ChildJvm.start(List.of("-Xmx512m", "-Xms512m"), NoopStreamsMain.class.getName(), "noop-streams ",
-                bootstrap, "bench-noop", tokens, reqs);
+                bootstrap, group, tokens, reqs);
         try {
-            final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, "bench-noop", List.of(tokens, reqs), Duration.ofMinutes(20));
-            out.printf(Locale.ROOT, "baseline:      Kafka Streams, same settings, a processor that does nothing: whole run %,.0f"
-                    + " records/s; warm %,.0f records/s, %.1f%% of the raw consumer's warm rate%n", run.wholeRate(),
+            final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20));
+            out.printf(Locale.ROOT, "baseline (%s): Kafka Streams, same settings, a processor that does nothing: whole run %,.0f"
+                    + " records/s; warm %,.0f records/s, %.1f%% of the raw consumer's warm rate%n", when, run.wholeRate(),
                     run.warmRate(), 100 * run.warmRate() / rawRate);
+            return run.warmRate();
         } finally {
             noop.close();
         }
     }
 
-    private void appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
-                         double rawRate, String label, String tag, String... extraArgs) throws Exception {
+    /** Runs the streams-app over the topics; its warm token-record rate. */
+    private double appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
+                           double rawRate, String label, String tag, String... extraArgs) throws Exception {
         final String group = "bench-" + tag;
         final ChildJvm app = startApp(bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
         try {
@@ -136,6 +148,7 @@ final class StreamsBenchmark {
                 throw new IllegalStateException("the " + label.trim() + " run committed " + verdicts + " verdicts for "
                         + requestEvents + " requests: its rate is not a result");
             }
+            return run.warmRate() * tokenShare;
         } finally {
             app.close();
         }
