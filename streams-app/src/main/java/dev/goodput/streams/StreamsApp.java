@@ -65,12 +65,18 @@ public final class StreamsApp {
      * half the commit interval delays no reader; it sends a commit's output in a few large requests
      * instead of many small ones, which the broker answers sooner when the commit waits for them (in
      * bench-streams the commit's flush was the stream thread's longest wait). At least once, every
-     * record is readable once sent: 5 ms.
+     * record is readable once sent: 5 ms. A commit interval that is not a number is left for Kafka
+     * Streams to refuse by name.
      */
     static long lingerMs(Properties p) {
-        final boolean exactlyOnce = StreamsConfig.EXACTLY_ONCE_V2.equals(p.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG));
-        final long commitMs = Long.parseLong(p.getProperty(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200").trim());
-        return exactlyOnce ? Math.max(5, commitMs / 2) : 5;
+        if (!StreamsConfig.EXACTLY_ONCE_V2.equals(p.getProperty(StreamsConfig.PROCESSING_GUARANTEE_CONFIG))) {
+            return 5;
+        }
+        try {
+            return Math.max(5, Long.parseLong(p.getProperty(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200").trim()) / 2);
+        } catch (NumberFormatException notANumber) {
+            return 5;
+        }
     }
 
 

@@ -1,10 +1,13 @@
 package dev.goodput.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.Properties;
 
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +30,14 @@ class StreamsPropertiesTest {
         assertThat(with().getProperty("producer.linger.ms")).isEqualTo("100");
         assertThat(with("commit.interval.ms", "1000").getProperty("producer.linger.ms")).isEqualTo("500");
         assertThat(with("commit.interval.ms", "4").getProperty("producer.linger.ms")).isEqualTo("5");
+    }
+
+    @Test
+    void aCommitIntervalThatIsNotANumberIsLeftForKafkaStreamsToRefuse() {
+        final Properties p = with("commit.interval.ms", "soon", "bootstrap.servers", "localhost:9092");
+        assertThat(p.getProperty("producer.linger.ms")).isEqualTo("5");
+        assertThatThrownBy(() -> new StreamsConfig(p)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("commit.interval.ms");
     }
 
     @Test

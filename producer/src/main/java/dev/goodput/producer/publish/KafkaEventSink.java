@@ -32,7 +32,7 @@ import org.apache.kafka.common.serialization.StringSerializer;
 public final class KafkaEventSink implements EventSink, AutoCloseable {
 
     private static final int DRAIN_BATCH = 4096;
-    static final int BATCH_BYTES = 32 * 1024;
+    private static final int BATCH_BYTES = 32 * 1024;
 
     private final KafkaProducer<String, SpecificRecord> producer;
     private final String tokensTopic;
