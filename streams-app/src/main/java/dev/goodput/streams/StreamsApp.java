@@ -53,10 +53,18 @@ public final class StreamsApp {
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), "10000");
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), ClientConfig.staticMemberId(applicationId, stateDir));
         p.putAll(user);
-        if (!p.containsKey(ProducerConfig.LINGER_MS_CONFIG) && !p.containsKey(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG))) {
-            p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), Long.toString(lingerMs(p)));
-        }
+        producerDefault(p, ProducerConfig.LINGER_MS_CONFIG, Long.toString(lingerMs(p)));
+        // as the generator's: one verdict per request made the app's output a quarter of its
+        // input's bytes uncompressed, and the commit waits for all of it to reach the broker
+        producerDefault(p, ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
         return p;
+    }
+
+    /** Sets a producer property unless the user set it, with or without the producer prefix. */
+    private static void producerDefault(Properties p, String key, String value) {
+        if (!p.containsKey(key) && !p.containsKey(StreamsConfig.producerPrefix(key))) {
+            p.put(StreamsConfig.producerPrefix(key), value);
+        }
     }
 
     /**

@@ -51,4 +51,11 @@ class StreamsPropertiesTest {
         assertThat(with("linger.ms", "7").getProperty("linger.ms")).isEqualTo("7");
         assertThat(with("producer.linger.ms", "9").getProperty("producer.linger.ms")).isEqualTo("9");
     }
+
+    @Test
+    void outputIsCompressedUnlessTheUserSaysOtherwise() {
+        assertThat(with().getProperty("producer.compression.type")).isEqualTo("lz4");
+        assertThat(with("compression.type", "zstd").getProperty("producer.compression.type")).isNull();
+        assertThat(with("producer.compression.type", "none").getProperty("producer.compression.type")).isEqualTo("none");
+    }
 }
