@@ -103,8 +103,11 @@ final class BenchIo {
     /** The share of a consumer group's input counted as warm-up: the warm rate is over the rest. */
     static final double WARMUP_FRACTION = 0.4;
 
-    /** A group's progress to the end of its input: over the whole run and over its warm part. */
-    record Progress(double wholeRecords, double wholeSeconds, double warmRecords, double warmSeconds) {
+    /**
+     * A group's progress to the end of its input: over the whole run and over its warm part, with
+     * what the app's threads used of the machine over the warm part.
+     */
+    record Progress(double wholeRecords, double wholeSeconds, double warmRecords, double warmSeconds, String warmThreads) {
         double wholeRate() {
             return wholeRecords / wholeSeconds;
         }
@@ -117,8 +120,10 @@ final class BenchIo {
     /**
      * Waits until the group's committed offsets reach the end of every input partition; measures
      * from its first progress commit to the end, and from the first commit past the warm-up share.
+     * {@code appPid} is the app's JVM (its application id is {@code group}), whose threads' CPU is
+     * read at both ends of the warm part.
      */
-    static Progress awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout)
+    static Progress awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout, long appPid)
             throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             final Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
@@ -132,6 +137,7 @@ final class BenchIo {
             long firstAt = 0;
             long warmDone = -1;
             long warmAt = 0;
+            ThreadCpu.Snapshot warmCpu = null;
             while (System.nanoTime() < deadline) {
                 final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                         .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
@@ -153,9 +159,12 @@ final class BenchIo {
                 if (done >= WARMUP_FRACTION * total && warmDone < 0) {
                     warmDone = done;
                     warmAt = now;
+                    warmCpu = caughtUp ? null : ThreadCpu.take(appPid, group);
                 }
                 if (caughtUp) {
-                    return new Progress(total - firstDone, (now - firstAt) / 1e9, total - warmDone, (now - warmAt) / 1e9);
+                    final String threads = ThreadCpu.describe(warmCpu, warmCpu == null ? null : ThreadCpu.take(appPid, group));
+                    return new Progress(total - firstDone, (now - firstAt) / 1e9, total - warmDone, (now - warmAt) / 1e9,
+                            threads);
                 }
                 Thread.sleep(20);
             }

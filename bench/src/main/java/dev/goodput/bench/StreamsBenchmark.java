@@ -114,10 +114,12 @@ final class StreamsBenchmark {
         final ChildJvm noop = ChildJvm.start(List.of("-Xmx512m", "-Xms512m"), NoopStreamsMain.class.getName(), "noop-streams ",
                 bootstrap, group, tokens, reqs);
         try {
-            final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20));
+            final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
+                    noop.pid());
             out.printf(Locale.ROOT, "baseline (%s): Kafka Streams, same settings, a processor that does nothing: whole run %,.0f"
                     + " records/s; warm %,.0f records/s, %.1f%% of the raw consumer's warm rate%n", when, run.wholeRate(),
                     run.warmRate(), 100 * run.warmRate() / rawRate);
+            out.printf(Locale.ROOT, "                  its threads over the warm part: %s%n", run.warmThreads());
             return run.warmRate();
         } finally {
             noop.close();
@@ -130,7 +132,8 @@ final class StreamsBenchmark {
         final String group = "bench-" + tag;
         final ChildJvm app = startApp(bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
         try {
-            final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20));
+            final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
+                    app.pid());
             // its rate counts records of both topics; token events are this share of them
             final double tokenShare = (double) tokenEvents / produced;
             out.printf(Locale.ROOT, "%s %,d token events (+%,d request events)%s; whole run %,.0f token records/s"
@@ -144,6 +147,7 @@ final class StreamsBenchmark {
             final long verdicts = BenchIo.countCommitted(bootstrap, tag + ".verdicts", requestEvents);
             out.printf(Locale.ROOT, "%s %,d verdicts committed for %,d requests%n", " ".repeat(label.length()),
                     verdicts, requestEvents);
+            out.printf(Locale.ROOT, "%s its threads over the warm part: %s%n", " ".repeat(label.length()), run.warmThreads());
             if (verdicts != requestEvents) {
                 throw new IllegalStateException("the " + label.trim() + " run committed " + verdicts + " verdicts for "
                         + requestEvents + " requests: its rate is not a result");
@@ -165,7 +169,7 @@ final class StreamsBenchmark {
         final ChildJvm app = startApp(bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
         try {
             final long s0 = System.nanoTime();
-            BenchIo.awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40));
+            BenchIo.awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40), app.pid());
             final double s = (System.nanoTime() - s0) / 1e9;
             // the class histogram runs a full GC first: its total is the live heap
             final String[] histogram = BenchIo.jcmd(app.pid(), "GC.class_histogram").split("\n");

@@ -1,0 +1,104 @@
+package dev.goodput.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * CPU time of a child JVM's threads by kind, read from Linux's {@code /proc/<pid>/task/<tid>/stat}
+ * without disturbing the JVM. Two snapshots give the cores each kind used between them: whether an
+ * app's stream thread had its core, and whether its JIT was still compiling. The kernel keeps the
+ * first 15 bytes of a thread's name; Kafka Streams names its threads after the client id, which
+ * starts with the application id, so those are recognised by that prefix (the stream thread, and
+ * the state updater, idle in these runs).
+ */
+final class ThreadCpu {
+
+    static final String STREAM = "stream threads";
+    static final String JIT = "JIT compilers";
+    static final String GC = "GC";
+    static final String OTHER = "other";
+    private static final List<String> KINDS = List.of(STREAM, JIT, GC, OTHER);
+    /** The length of a thread name the kernel keeps (TASK_COMM_LEN less the terminating zero). */
+    private static final int COMM_LENGTH = 15;
+    /** USER_HZ, the unit of the stat file's times: 100 on every Linux this runs on. */
+    private static final double TICKS_PER_SECOND = 100;
+
+    /** Seconds of CPU per thread kind at one instant. */
+    record Snapshot(long atNanos, Map<String, Double> cpuSeconds) {
+    }
+
+    private ThreadCpu() {
+    }
+
+    static String kind(String comm, String applicationId) {
+        if (comm.startsWith(applicationId.substring(0, Math.min(COMM_LENGTH, applicationId.length())))) {
+            return STREAM;
+        }
+        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+            return JIT;
+        }
+        if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) {
+            return GC;
+        }
+        return OTHER;
+    }
+
+    /**
+     * One thread's name and its user + system CPU in ticks from its stat line, whose name (in
+     * parentheses) may itself hold spaces and parentheses.
+     */
+    static Map.Entry<String, Long> parseStat(String stat) {
+        final int open = stat.indexOf('(');
+        final int close = stat.lastIndexOf(')');
+        final String[] rest = stat.substring(close + 2).trim().split(" ");
+        // after the name: state, ppid, pgrp, session, tty, tpgid, flags, minflt, cminflt, majflt, cmajflt, utime, stime
+        return Map.entry(stat.substring(open + 1, close), Long.parseLong(rest[11]) + Long.parseLong(rest[12]));
+    }
+
+    /** A snapshot of the JVM {@code pid}; null where /proc cannot give one (then nothing is reported). */
+    static Snapshot take(long pid, String applicationId) {
+        final Map<String, Double> seconds = new TreeMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : tasks) {
+                try {
+                    final Map.Entry<String, Long> t = parseStat(Files.readString(task.resolve("stat"), StandardCharsets.UTF_8));
+                    seconds.merge(kind(t.getKey(), applicationId), t.getValue() / TICKS_PER_SECOND, Double::sum);
+                } catch (IOException ended) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        return seconds.isEmpty() ? null : new Snapshot(System.nanoTime(), seconds);
+    }
+
+    /** Cores each kind used between two snapshots, in a fixed order. */
+    static Map<String, Double> cores(Snapshot from, Snapshot to) {
+        final double seconds = (to.atNanos() - from.atNanos()) / 1e9;
+        final Map<String, Double> cores = new LinkedHashMap<>();
+        for (String k : KINDS) {
+            cores.put(k, (to.cpuSeconds().getOrDefault(k, 0.0) - from.cpuSeconds().getOrDefault(k, 0.0)) / seconds);
+        }
+        return cores;
+    }
+
+    /** "stream threads 0.85, JIT compilers 0.04, GC 0.07, other 0.05 cores", or "not measured". */
+    static String describe(Snapshot from, Snapshot to) {
+        if (from == null || to == null || to.atNanos() <= from.atNanos()) {
+            return "not measured";
+        }
+        final StringBuilder b = new StringBuilder();
+        cores(from, to).forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k)
+                .append(String.format(Locale.ROOT, " %.2f", v)));
+        return b.append(" cores").toString();
+    }
+}

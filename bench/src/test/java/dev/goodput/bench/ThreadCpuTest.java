@@ -1,0 +1,86 @@
+package dev.goodput.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+import org.junit.jupiter.api.Test;
+
+class ThreadCpuTest {
+
+    @Test
+    void threadsAreToldApartByTheNameTheKernelKeeps() {
+        assertThat(ThreadCpu.kind("bench-rate-984e", "bench-rate")).isEqualTo(ThreadCpu.STREAM);
+        assertThat(ThreadCpu.kind("bench-noop-befo", "bench-noop-before")).isEqualTo(ThreadCpu.STREAM);
+        assertThat(ThreadCpu.kind("C2 CompilerThre", "bench-rate")).isEqualTo(ThreadCpu.JIT);
+        assertThat(ThreadCpu.kind("GC Thread#1", "bench-rate")).isEqualTo(ThreadCpu.GC);
+        assertThat(ThreadCpu.kind("G1 Conc#0", "bench-rate")).isEqualTo(ThreadCpu.GC);
+        assertThat(ThreadCpu.kind("kafka-producer-", "bench-rate")).isEqualTo(ThreadCpu.OTHER);
+    }
+
+    @Test
+    void aStatLineGivesUserPlusSystemTicksWhateverTheNameHolds() {
+        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime ...
+        final Map.Entry<String, Long> t = ThreadCpu.parseStat(
+                "4242 (a (b) c) S 1 4242 4242 0 -1 4194368 120 0 0 0 731 42 0 0 20 0 30 0 1000 0 0");
+        assertThat(t.getKey()).isEqualTo("a (b) c");
+        assertThat(t.getValue()).isEqualTo(773L);
+    }
+
+    @Test
+    void coresAreCpuTimeOverTheTimeBetweenSnapshots() {
+        final ThreadCpu.Snapshot a = new ThreadCpu.Snapshot(0, Map.of(ThreadCpu.STREAM, 1.0, ThreadCpu.JIT, 0.5));
+        final ThreadCpu.Snapshot b = new ThreadCpu.Snapshot(2_000_000_000L,
+                Map.of(ThreadCpu.STREAM, 2.7, ThreadCpu.JIT, 0.6, ThreadCpu.GC, 0.1));
+        final Map<String, Double> cores = ThreadCpu.cores(a, b);
+        assertThat(cores.get(ThreadCpu.STREAM)).isCloseTo(0.85, within(1e-9));
+        assertThat(cores.get(ThreadCpu.JIT)).isCloseTo(0.05, within(1e-9));
+        assertThat(cores.get(ThreadCpu.GC)).isCloseTo(0.05, within(1e-9));
+        assertThat(ThreadCpu.describe(a, b)).isEqualTo("stream threads 0.85, JIT compilers 0.05, GC 0.05, other 0.00 cores");
+        assertThat(ThreadCpu.describe(null, b)).isEqualTo("not measured");
+    }
+
+    @Test
+    void aLiveThreadsCpuIsReadFromProc() throws Exception {
+        final CountDownLatch spun = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final Thread t = new Thread(() -> {
+            // 50 ms of its own CPU: five of the kernel's 10 ms ticks
+            final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            long x = 0;
+            while (mx.getCurrentThreadCpuTime() < 50_000_000L) {
+                x += System.nanoTime() % 7;
+            }
+            spun.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (x == 42) {
+                System.out.print("");
+            }
+        }, "goodput-cpu-test-thread");
+        t.start();
+        try {
+            spun.await();
+            final ThreadCpu.Snapshot s = ThreadCpu.take(ProcessHandle.current().pid(), "goodput-cpu-test");
+            if (!Files.isDirectory(Path.of("/proc/self/task"))) {
+                assertThat(s).isNull();
+                return;
+            }
+            assertThat(s).isNotNull();
+            assertThat(s.cpuSeconds().get(ThreadCpu.STREAM)).isGreaterThanOrEqualTo(0.03);
+            assertThat(s.cpuSeconds()).containsKey(ThreadCpu.JIT);
+        } finally {
+            release.countDown();
+            t.join();
+        }
+    }
+}
