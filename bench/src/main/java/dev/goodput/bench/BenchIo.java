@@ -120,10 +120,11 @@ final class BenchIo {
     /**
      * Waits until the group's committed offsets reach the end of every input partition; measures
      * from its first progress commit to the end, and from the first commit past the warm-up share.
-     * {@code appPid} is the app's JVM (its application id is {@code group}), whose threads' CPU is
-     * read at both ends of the warm part.
+     * {@code appPid} is the app's JVM (its application id is {@code group}) and {@code brokerPid}
+     * the broker's: their threads' CPU is read at both ends of the warm part.
      */
-    static Progress awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout, long appPid)
+    static Progress awaitCaughtUp(String bootstrap, String group, List<String> topics, Duration timeout, long appPid,
+                                  long brokerPid)
             throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             final Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
@@ -138,6 +139,7 @@ final class BenchIo {
             long warmDone = -1;
             long warmAt = 0;
             ThreadCpu.Snapshot warmCpu = null;
+            ThreadCpu.Snapshot warmBroker = null;
             while (System.nanoTime() < deadline) {
                 final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                         .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
@@ -160,9 +162,12 @@ final class BenchIo {
                     warmDone = done;
                     warmAt = now;
                     warmCpu = caughtUp ? null : ThreadCpu.take(appPid, group);
+                    warmBroker = caughtUp ? null : ThreadCpu.take(brokerPid, group);
                 }
                 if (caughtUp) {
-                    final String threads = ThreadCpu.describe(warmCpu, warmCpu == null ? null : ThreadCpu.take(appPid, group));
+                    final String threads = ThreadCpu.describe(warmCpu, warmCpu == null ? null : ThreadCpu.take(appPid, group))
+                            + "; the broker " + ThreadCpu.describeTotal(warmBroker,
+                                    warmBroker == null ? null : ThreadCpu.take(brokerPid, group));
                     return new Progress(total - firstDone, (now - firstAt) / 1e9, total - warmDone, (now - warmAt) / 1e9,
                             threads);
                 }

@@ -52,6 +52,8 @@ final class StreamsBenchmark {
     private final int chunks;
     private final int heapRequests;
     private final double liveSeconds;
+    /** The broker's JVM, whose CPU is read beside each app's. */
+    private long brokerPid = -1;
 
     StreamsBenchmark(PrintStream out, Contract contract, Path contractFile, int requests, int chunks, int heapRequests,
                      double liveSeconds) {
@@ -68,6 +70,7 @@ final class StreamsBenchmark {
         try (ChildJvm broker = ChildJvm.start(List.of("-Xmx1g"), EmbeddedKafkaMain.class.getName(), "bootstrap=");
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
             final String bootstrap = broker.value();
+            brokerPid = broker.pid();
             final SchemaRegistryClient client = new SchemaRegistryClient(registry.url());
             out.printf(Locale.ROOT, "broker %s (child JVM), %d cores%n", bootstrap, Runtime.getRuntime().availableProcessors());
             rate(bootstrap, registry.url(), client);
@@ -115,11 +118,11 @@ final class StreamsBenchmark {
                 bootstrap, group, tokens, reqs);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
-                    noop.pid());
+                    noop.pid(), brokerPid);
             out.printf(Locale.ROOT, "baseline (%s): Kafka Streams, same settings, a processor that does nothing: whole run %,.0f"
                     + " records/s; warm %,.0f records/s, %.1f%% of the raw consumer's warm rate%n", when, run.wholeRate(),
                     run.warmRate(), 100 * run.warmRate() / rawRate);
-            out.printf(Locale.ROOT, "                  its threads over the warm part: %s%n", run.warmThreads());
+            out.printf(Locale.ROOT, "                  CPU over the warm part: %s%n", run.warmThreads());
             return run.warmRate();
         } finally {
             noop.close();
@@ -133,7 +136,7 @@ final class StreamsBenchmark {
         final ChildJvm app = startApp(bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
-                    app.pid());
+                    app.pid(), brokerPid);
             // its rate counts records of both topics; token events are this share of them
             final double tokenShare = (double) tokenEvents / produced;
             out.printf(Locale.ROOT, "%s %,d token events (+%,d request events)%s; whole run %,.0f token records/s"
@@ -147,7 +150,7 @@ final class StreamsBenchmark {
             final long verdicts = BenchIo.countCommitted(bootstrap, tag + ".verdicts", requestEvents);
             out.printf(Locale.ROOT, "%s %,d verdicts committed for %,d requests%n", " ".repeat(label.length()),
                     verdicts, requestEvents);
-            out.printf(Locale.ROOT, "%s its threads over the warm part: %s%n", " ".repeat(label.length()), run.warmThreads());
+            out.printf(Locale.ROOT, "%s CPU over the warm part: %s%n", " ".repeat(label.length()), run.warmThreads());
             if (verdicts != requestEvents) {
                 throw new IllegalStateException("the " + label.trim() + " run committed " + verdicts + " verdicts for "
                         + requestEvents + " requests: its rate is not a result");
@@ -169,7 +172,7 @@ final class StreamsBenchmark {
         final ChildJvm app = startApp(bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
         try {
             final long s0 = System.nanoTime();
-            BenchIo.awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40), app.pid());
+            BenchIo.awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40), app.pid(), brokerPid);
             final double s = (System.nanoTime() - s0) / 1e9;
             // the class histogram runs a full GC first: its total is the live heap
             final String[] histogram = BenchIo.jcmd(app.pid(), "GC.class_histogram").split("\n");

@@ -91,6 +91,15 @@ final class ThreadCpu {
         return cores;
     }
 
+    /** Cores all threads used between two snapshots: "0.62 cores", or "not measured". */
+    static String describeTotal(Snapshot from, Snapshot to) {
+        if (from == null || to == null || to.atNanos() <= from.atNanos()) {
+            return "not measured";
+        }
+        final double total = cores(from, to).values().stream().mapToDouble(Double::doubleValue).sum();
+        return String.format(Locale.ROOT, "%.2f cores", total);
+    }
+
     /** "stream threads 0.85, JIT compilers 0.04, GC 0.07, other 0.05 cores", or "not measured". */
     static String describe(Snapshot from, Snapshot to) {
         if (from == null || to == null || to.atNanos() <= from.atNanos()) {
