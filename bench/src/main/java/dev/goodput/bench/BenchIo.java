@@ -161,13 +161,14 @@ final class BenchIo {
                 if (done >= WARMUP_FRACTION * total && warmDone < 0) {
                     warmDone = done;
                     warmAt = now;
-                    warmCpu = caughtUp ? null : ThreadCpu.take(appPid, group);
-                    warmBroker = caughtUp ? null : ThreadCpu.take(brokerPid, group);
+                    if (!caughtUp) {
+                        warmCpu = ThreadCpu.take(appPid, group);
+                        warmBroker = ThreadCpu.take(brokerPid, group);
+                    }
                 }
                 if (caughtUp) {
-                    final String threads = ThreadCpu.describe(warmCpu, warmCpu == null ? null : ThreadCpu.take(appPid, group))
-                            + "; the broker " + ThreadCpu.describeTotal(warmBroker,
-                                    warmBroker == null ? null : ThreadCpu.take(brokerPid, group));
+                    final String threads = ThreadCpu.describe(warmCpu, ThreadCpu.take(appPid, group))
+                            + "; the broker " + ThreadCpu.describeTotal(warmBroker, ThreadCpu.take(brokerPid, group));
                     return new Progress(total - firstDone, (now - firstAt) / 1e9, total - warmDone, (now - warmAt) / 1e9,
                             threads);
                 }
