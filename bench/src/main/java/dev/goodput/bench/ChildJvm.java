@@ -7,8 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A JVM on this process's classpath, for benchmarks that must not count another component's CPU
@@ -19,6 +21,7 @@ public final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final String value;
     private final Path log;
+    private Path scratch;
 
     private ChildJvm(Process process, String value, Path log) {
         this.process = process;
@@ -68,6 +71,15 @@ public final class ChildJvm implements AutoCloseable {
         return process.pid();
     }
 
+    /**
+     * Hands the child a directory of its own (a state directory) to be removed, with what it holds,
+     * once the child has exited: the child cannot remove it itself when it is killed.
+     */
+    public ChildJvm removingOnClose(Path dir) {
+        this.scratch = dir;
+        return this;
+    }
+
     @Override
     public void close() throws IOException {
         if (!process.isAlive()) {
@@ -85,5 +97,19 @@ public final class ChildJvm implements AutoCloseable {
             process.destroyForcibly();
         }
         Files.deleteIfExists(log);
+        if (scratch != null) {
+            removeTree(scratch);
+        }
+    }
+
+    static void removeTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 }

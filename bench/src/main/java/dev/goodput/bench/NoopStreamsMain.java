@@ -1,6 +1,6 @@
 package dev.goodput.bench;
 
-import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +21,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * The benchmark's baseline: a Kafka Streams app with the streams-app's own settings (and the same
  * {@code GOODPUT_KAFKA_*} overrides) whose processor does nothing, over the same input topics. What
  * it reaches is the ceiling any per-record Kafka Streams processor has on the machine. Not a user
- * command: bench-streams starts it in a child JVM with {@code bootstrap applicationId topic...}.
+ * command: bench-streams starts it in a child JVM with {@code bootstrap stateDir applicationId topic...}.
  */
 public final class NoopStreamsMain {
 
@@ -31,9 +31,9 @@ public final class NoopStreamsMain {
     public static void main(String[] args) throws Exception {
         // the app's own merge, so GOODPUT_KAFKA_* overrides reach the baseline too
         final Properties user = ClientConfig.merge(null, System.getenv(), Map.of("bootstrap.servers", args[0]), Map.of());
-        final Properties p = StreamsApp.streamsProperties(user, args[1], Files.createTempDirectory("goodput-noop-state"));
+        final Properties p = StreamsApp.streamsProperties(user, args[2], Path.of(args[1]));
         final StreamsBuilder b = new StreamsBuilder();
-        b.stream(List.of(args).subList(2, args.length), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("inputs"))
+        b.stream(List.of(args).subList(3, args.length), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()).withName("inputs"))
                 .process(() -> new Processor<byte[], byte[], Void, Void>() {
                     @Override
                     public void process(Record<byte[], byte[]> record) {
@@ -47,7 +47,7 @@ public final class NoopStreamsMain {
             stop.countDown();
         }, "goodput-noop-shutdown"));
         streams.start();
-        System.out.println("noop-streams " + args[1]);
+        System.out.println("noop-streams " + args[2]);
         stop.await();
     }
 }

@@ -114,8 +114,9 @@ final class StreamsBenchmark {
     /** The ceiling: Kafka Streams with the same settings and a processor that does nothing; its warm rate. */
     private double baseline(String bootstrap, String tokens, String reqs, double rawRate, String when) throws Exception {
         final String group = "bench-noop-" + when;
+        final Path state = Files.createTempDirectory("goodput-noop-state");
         final ChildJvm noop = ChildJvm.start(List.of("-Xmx512m", "-Xms512m"), NoopStreamsMain.class.getName(), "noop-streams ",
-                bootstrap, group, tokens, reqs);
+                bootstrap, state.toString(), group, tokens, reqs).removingOnClose(state);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
                     noop.pid(), brokerPid);
@@ -227,7 +228,7 @@ final class StreamsBenchmark {
                 "--topic", "requests=" + reqs, "--topic", "verdicts=" + tag + ".verdicts",
                 "--topic", "window-stats=" + tag + ".window-stats", "--topic", "dlq=" + tag + ".dlq"));
         args.addAll(List.of(extraArgs));
-        return ChildJvm.start(jvm, "dev.goodput.runner.Main", "streams-app ", args.toArray(String[]::new));
+        return ChildJvm.start(jvm, "dev.goodput.runner.Main", "streams-app ", args.toArray(String[]::new)).removingOnClose(state);
     }
 
     private void createTopics(String bootstrap, String tokens, String reqs, int partitions) {

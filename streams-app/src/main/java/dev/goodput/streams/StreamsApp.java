@@ -95,8 +95,7 @@ public final class StreamsApp {
     public static int prepareTopics(Properties clientProps, StreamsSettings c) {
         try (Admin admin = Admin.create(ClientConfig.forAdmin(clientProps))) {
             Topics.createMissing(admin, List.of(Topics.TOKENS.named(c.topics().tokens()),
-                    Topics.REQUESTS.named(c.topics().requests()), Topics.VERDICTS.named(c.topics().verdicts()),
-                    Topics.WINDOW_STATS.named(c.topics().windowStats()), Topics.DLQ.named(c.topics().dlq())), (short) 1);
+                    Topics.REQUESTS.named(c.topics().requests())), (short) 1);
             final Map<String, TopicDescription> d = admin.describeTopics(List.of(c.topics().tokens(), c.topics().requests()))
                     .allTopicNames().get(30, TimeUnit.SECONDS);
             final int tokens = d.get(c.topics().tokens()).partitions().size();
@@ -106,6 +105,9 @@ public final class StreamsApp {
                         + c.topics().requests() + " has " + requests + ": they must be equal (co-partitioned by request id)"));
             }
             warnUnlessLogAppendTime(admin, List.of(c.topics().tokens(), c.topics().requests()));
+            Topics.createMissing(admin, List.of(Topics.VERDICTS.named(c.topics().verdicts()).withPartitions(tokens),
+                    Topics.WINDOW_STATS.named(c.topics().windowStats()).withPartitions(tokens),
+                    Topics.DLQ.named(c.topics().dlq())), (short) 1);
             return tokens;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

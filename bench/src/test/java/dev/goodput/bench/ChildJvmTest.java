@@ -1,0 +1,52 @@
+package dev.goodput.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ChildJvmTest {
+
+    /** The child: writes into the directory it is given, says it is ready, and waits for its input to close. */
+    public static final class WritesThenWaits {
+        public static void main(String[] args) throws IOException {
+            Files.createDirectories(Path.of(args[0], "task-0"));
+            Files.writeString(Path.of(args[0], "task-0", "checkpoint"), "written by the child", StandardCharsets.UTF_8);
+            System.out.println("ready=" + ProcessHandle.current().pid());
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // until the parent closes our input
+            }
+        }
+    }
+
+    @Test
+    void aChildsDirectoryIsRemovedWithWhatItWroteOnceTheChildHasExited(@TempDir Path tmp) throws IOException {
+        final Path state = Files.createDirectory(tmp.resolve("state"));
+        final ChildJvm child = ChildJvm.start(List.of("-Xmx64m"), WritesThenWaits.class.getName(), "ready=", state.toString())
+                .removingOnClose(state);
+        assertThat(child.value()).isEqualTo(Long.toString(child.pid()));
+        assertThat(state.resolve("task-0").resolve("checkpoint")).exists();
+
+        child.close();
+
+        assertThat(ProcessHandle.of(child.pid()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+        assertThat(state).doesNotExist();
+        assertThat(tmp).exists();
+    }
+
+    @Test
+    void withoutADirectoryNothingElseIsRemoved(@TempDir Path tmp) throws IOException {
+        final Path state = Files.createDirectory(tmp.resolve("state"));
+        try (ChildJvm child = ChildJvm.start(List.of("-Xmx64m"), WritesThenWaits.class.getName(), "ready=", state.toString())) {
+            assertThat(child.pid()).isPositive();
+        }
+        assertThat(state.resolve("task-0").resolve("checkpoint")).exists();
+    }
+}
