@@ -154,6 +154,15 @@ public final class StreamsApp {
         return false;
     }
 
+    /**
+     * With the coalescing consumer a queued record is a batch of events, so Kafka's queue bound
+     * (records per partition) is given in batches holding as many events as its default holds
+     * records, unless the user set it.
+     */
+    static void queueEventsNotBatches(Properties props) {
+        props.putIfAbsent(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG, Integer.toString(CoalescingConsumer.bufferedBatches()));
+    }
+
     /** The Streams properties that send one record's processing error to the app's DLQ ({@link DeadLetterHandler}). */
     public static Map<String, String> recordFailureProperties(StreamsSettings c) {
         return DeadLetterHandler.properties(c.topics().dlq());
@@ -187,6 +196,9 @@ public final class StreamsApp {
         recordFailureProperties(c).forEach(props::putIfAbsent);
         final Topology topology = GoodputTopology.build(c, serdes);
         final boolean coalesce = coalesceTokens && !bypassesClientSupplier(props);
+        if (coalesce) {
+            queueEventsNotBatches(props);
+        }
         final KafkaStreams streams = coalesce
                 ? new KafkaStreams(topology, props, new CoalescingClientSupplier(c.topics().tokens()))
                 : new KafkaStreams(topology, props);
