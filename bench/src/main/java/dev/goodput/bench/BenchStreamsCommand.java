@@ -5,13 +5,18 @@ import java.util.concurrent.Callable;
 
 import dev.goodput.config.Home;
 import dev.goodput.contract.load.ContractLoader;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /** {@code goodput bench-streams}: the streams-app's rate against the raw consumer, its heap, and its final-record delay. */
 @Command(name = "bench-streams", mixinStandardHelpOptions = true,
         description = "Benchmark the streams-app (broker and app in child JVMs); prints figures.")
 public final class BenchStreamsCommand implements Callable<Integer> {
+
+    @Spec
+    CommandLine.Model.CommandSpec spec;
 
     @Option(names = "--contract", defaultValue = Home.CONFIG + "contract.yaml")
     Path contract;
@@ -28,10 +33,18 @@ public final class BenchStreamsCommand implements Callable<Integer> {
     @Option(names = "--live-seconds", defaultValue = "40", description = "Seconds of live load for the delay phase; 0 skips it.")
     double liveSeconds;
 
+    @Option(names = "--rate-heap", defaultValue = "2g", description = "Fixed heap of both apps in the rate phase, as -Xmx"
+            + " takes it (default: ${DEFAULT-VALUE}, the launcher's; the heap and delay phases use 512m).")
+    String rateHeap;
+
     @Override
     public Integer call() throws Exception {
-        new StreamsBenchmark(System.out, ContractLoader.load(contract), contract, requests, chunks, heapRequests, liveSeconds)
-                .run();
+        if (!rateHeap.matches("[0-9]+[kKmMgG]?")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rate-heap " + rateHeap
+                    + ": a size as -Xmx takes it, such as 512m or 2g");
+        }
+        new StreamsBenchmark(System.out, ContractLoader.load(contract), contract, requests, chunks, heapRequests, liveSeconds,
+                rateHeap).run();
         return 0;
     }
 }

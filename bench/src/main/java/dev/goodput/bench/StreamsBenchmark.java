@@ -34,10 +34,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
  * Measures the streams-app against a broker in a child JVM, with the app itself in another child
- * JVM (heap capped at 512 MB):
+ * JVM:
  * <ol>
  *   <li>on one topic of token events, the raw consumer rate and the streams-app's processing rate,
- *       between two runs of a Kafka Streams app that does nothing (the bar: at least as fast);</li>
+ *       between two runs of a Kafka Streams app that does nothing (the bar: at least as fast), both
+ *       with the same fixed heap, by default the launcher's (2 GB);</li>
  *   <li>the heap the app needs after 10 million requests (it runs with -Xmx512m; used heap after a full GC);</li>
  *   <li>the delay from a window's end + grace to its final record being readable, in a live run.</li>
  * </ol>
@@ -52,11 +53,13 @@ final class StreamsBenchmark {
     private final int chunks;
     private final int heapRequests;
     private final double liveSeconds;
+    /** The heap of both apps in the rate phase, as {@code -Xmx} takes it. */
+    private final String rateHeap;
     /** The broker's JVM, whose CPU is read beside each app's. */
     private long brokerPid = -1;
 
     StreamsBenchmark(PrintStream out, Contract contract, Path contractFile, int requests, int chunks, int heapRequests,
-                     double liveSeconds) {
+                     double liveSeconds, String rateHeap) {
         this.out = out;
         this.contract = contract;
         this.contractFile = contractFile;
@@ -64,6 +67,12 @@ final class StreamsBenchmark {
         this.chunks = chunks;
         this.heapRequests = heapRequests;
         this.liveSeconds = liveSeconds;
+        this.rateHeap = rateHeap;
+    }
+
+    /** A fixed heap: one that grows would size the young generation differently from run to run. */
+    private static List<String> heap(String size) {
+        return List.of("-Xms" + size, "-Xmx" + size);
     }
 
     void run() throws Exception {
@@ -93,7 +102,8 @@ final class StreamsBenchmark {
         final long tokenEvents = (long) requests * chunks;
         out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events%n", requests, chunks, tokenEvents);
         out.printf(Locale.ROOT, "rates: whole run (from the first records or commit) and warm (the part after the first %.0f%%,"
-                + " once the JIT has compiled the hot paths; a second pass for the raw consumer)%n", 100 * BenchIo.WARMUP_FRACTION);
+                + " once the JIT has compiled the hot paths; a second pass for the raw consumer); both apps with -Xms%s -Xmx%s%n",
+                100 * BenchIo.WARMUP_FRACTION, rateHeap, rateHeap);
         // raw consumer, same topic, two passes in one JVM: the first warms the JIT, the second is the warm rate
         final double[] cold = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final double[] warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
@@ -115,7 +125,7 @@ final class StreamsBenchmark {
     private double baseline(String bootstrap, String tokens, String reqs, double rawRate, String when) throws Exception {
         final String group = "bench-noop-" + when;
         final Path state = Files.createTempDirectory("goodput-noop-state");
-        final ChildJvm noop = ChildJvm.start(List.of("-Xmx512m", "-Xms512m"), NoopStreamsMain.class.getName(), "noop-streams ",
+        final ChildJvm noop = ChildJvm.start(heap(rateHeap), NoopStreamsMain.class.getName(), "noop-streams ",
                 bootstrap, state.toString(), group, tokens, reqs).removingOnClose(state);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
@@ -134,7 +144,7 @@ final class StreamsBenchmark {
     private double appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
                            double rawRate, String label, String tag, String... extraArgs) throws Exception {
         final String group = "bench-" + tag;
-        final ChildJvm app = startApp(bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
+        final ChildJvm app = startApp(heap(rateHeap), bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
                     app.pid(), brokerPid);
@@ -170,7 +180,7 @@ final class StreamsBenchmark {
         final long start = System.nanoTime();
         produce(bootstrap, client, tokens, reqs, t0, heapRequests, 2, 2000.0);
         out.printf(Locale.ROOT, "produced %,d requests (2 chunks each) in %.1f s%n", heapRequests, (System.nanoTime() - start) / 1e9);
-        final ChildJvm app = startApp(bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
+        final ChildJvm app = startApp(heap("512m"), bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
         try {
             final long s0 = System.nanoTime();
             BenchIo.awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40), app.pid(), brokerPid);
@@ -189,7 +199,7 @@ final class StreamsBenchmark {
         final String reqs = "live.requests";
         final String stats = "live.window-stats";
         createTopics(bootstrap, tokens, reqs, 2);
-        final ChildJvm app = startApp(bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
+        final ChildJvm app = startApp(heap("512m"), bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
         final List<Long> delays = new ArrayList<>();
         try (KafkaConsumer<String, WindowStats> c = BenchIo.reader(bootstrap, client, stats)) {
             Thread.sleep(3000);
@@ -214,10 +224,10 @@ final class StreamsBenchmark {
                 h.getTotalCount(), h.getValueAtPercentile(50) / 1e3, h.getMaxValue() / 1e3);
     }
 
-    private ChildJvm startApp(String bootstrap, String registryUrl, String appId, String tokens, String reqs, String tag,
-                              String... extraArgs) throws IOException {
+    private ChildJvm startApp(List<String> heap, String bootstrap, String registryUrl, String appId, String tokens,
+                              String reqs, String tag, String... extraArgs) throws IOException {
         final Path state = Files.createTempDirectory("goodput-bench-state");
-        final List<String> jvm = new ArrayList<>(List.of("-Xmx512m", "-Xms512m"));
+        final List<String> jvm = new ArrayList<>(heap);
         final String extra = System.getenv("GOODPUT_BENCH_APP_OPTS");
         if (extra != null && !extra.isBlank()) {
             jvm.addAll(List.of(extra.trim().split("\\s+")));
