@@ -7,10 +7,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
+
+import dev.goodput.kafka.EmbeddedKafka;
 
 /**
  * A JVM on this process's classpath, for benchmarks that must not count another component's CPU
@@ -83,6 +83,7 @@ public final class ChildJvm implements AutoCloseable {
     @Override
     public void close() throws IOException {
         if (!process.isAlive()) {
+            removeScratch();
             throw new IOException("child JVM " + process.pid() + " died before it was closed (exit " + process.exitValue()
                     + "); its log: " + log);
         }
@@ -97,19 +98,12 @@ public final class ChildJvm implements AutoCloseable {
             process.destroyForcibly();
         }
         Files.deleteIfExists(log);
-        if (scratch != null) {
-            removeTree(scratch);
-        }
+        removeScratch();
     }
 
-    static void removeTree(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-                Files.deleteIfExists(p);
-            }
+    private void removeScratch() {
+        if (scratch != null) {
+            EmbeddedKafka.deleteRecursively(scratch);
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.goodput.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -39,6 +40,26 @@ class ChildJvmTest {
         assertThat(ProcessHandle.of(child.pid()).map(ProcessHandle::isAlive).orElse(false)).isFalse();
         assertThat(state).doesNotExist();
         assertThat(tmp).exists();
+    }
+
+    /** A child that dies on its own once it has written and said it is ready. */
+    public static final class WritesThenDies {
+        public static void main(String[] args) throws IOException {
+            Files.writeString(Path.of(args[0], "checkpoint"), "written by the child", StandardCharsets.UTF_8);
+            System.out.println("ready=" + ProcessHandle.current().pid());
+            System.exit(3);
+        }
+    }
+
+    @Test
+    void aChildThatDiedIsReportedAndItsDirectoryIsStillRemoved(@TempDir Path tmp) throws Exception {
+        final Path state = Files.createDirectory(tmp.resolve("state"));
+        final ChildJvm child = ChildJvm.start(List.of("-Xmx64m"), WritesThenDies.class.getName(), "ready=", state.toString())
+                .removingOnClose(state);
+        ProcessHandle.of(child.pid()).ifPresent(p -> p.onExit().join());
+
+        assertThatThrownBy(child::close).isInstanceOf(IOException.class).hasMessageContaining("died before it was closed (exit 3)");
+        assertThat(state).doesNotExist();
     }
 
     @Test

@@ -305,7 +305,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    static void deleteRecursively(Path dir) {
+    /** Removes {@code dir} and what it holds; what cannot be removed is logged, not thrown. */
+    public static void deleteRecursively(Path dir) {
         if (!Files.exists(dir)) {
             return;
         }

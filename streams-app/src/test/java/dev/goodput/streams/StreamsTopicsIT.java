@@ -6,13 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.stream.Collectors;
 
 import dev.goodput.config.ConfigException;
 import dev.goodput.kafka.KafkaBrokerExtension;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.TopicDescription;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,9 +36,8 @@ class StreamsTopicsIT {
 
     private static Map<String, Integer> partitions(List<String> topics) throws Exception {
         try (Admin admin = KAFKA.kafka().admin()) {
-            final Map<String, TopicDescription> d = admin.describeTopics(topics).allTopicNames().get();
-            return Map.of(topics.get(0), d.get(topics.get(0)).partitions().size(), topics.get(1),
-                    d.get(topics.get(1)).partitions().size(), topics.get(2), d.get(topics.get(2)).partitions().size());
+            return admin.describeTopics(topics).allTopicNames().get().entrySet().stream()
+                    .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().partitions().size()));
         }
     }
 
@@ -60,7 +59,8 @@ class StreamsTopicsIT {
         assertThat(StreamsApp.prepareTopics(client(), settings("fresh"))).isEqualTo(Topics.DEFAULT_PARTITIONS);
 
         assertThat(partitions(List.of("fresh.tokens", "fresh.verdicts", "fresh.window-stats")))
-                .isEqualTo(Map.of("fresh.tokens", 6, "fresh.verdicts", 6, "fresh.window-stats", 6));
+                .isEqualTo(Map.of("fresh.tokens", Topics.DEFAULT_PARTITIONS, "fresh.verdicts", Topics.DEFAULT_PARTITIONS,
+                        "fresh.window-stats", Topics.DEFAULT_PARTITIONS));
     }
 
     @Test
