@@ -1,7 +1,9 @@
 package dev.goodput.streams.fast;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -34,6 +36,17 @@ import org.apache.kafka.streams.state.internals.CachedStateStore;
  * {@link StateStore#commit} only runs after it. Writing the changed objects in {@code flushCache}
  * puts them in the same transaction as the input offsets they reflect; writing them later would
  * lose the last commit interval on a crash. StreamsRestartIT checks this against a real broker.
+ *
+ * <p>Why the first store flushed in a commit writes the changes of every store its thread changed:
+ * Kafka Streams commits a thread's tasks one after another, and each task's {@code prepareCommit}
+ * writes its own stores and then waits until the thread's producer has everything acknowledged. With
+ * four tasks (two partitions, two sub-topologies) that was four waits for the broker in every commit,
+ * each at least one produce round trip. Written all at once, the first wait covers everything and the
+ * later ones find nothing outstanding. Why this keeps exactly-once: the tasks of a thread share one
+ * producer and so one transaction (exactly-once v2), in which a task's forwarded output already goes
+ * whether or not that task is the one committing; Kafka Streams therefore commits or aborts all of
+ * them together, and a store's changes written a moment early land in the same transaction as its
+ * offsets. A store closed before the commit is not written (a task closed dirty discards its changes).
  */
 public final class ObjectStore<V> implements StateStore, CachedStateStore<Object, Object> {
 
@@ -50,6 +63,12 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
     private final Map<String, V> live = new HashMap<>();
     private final Set<String> dirty = new HashSet<>();
     private final Set<String> removed = new HashSet<>();
+    /** Whether this store is in the changed list of the thread that changed it. */
+    private boolean listed;
+    private volatile boolean closed;
+
+    /** The stores each thread changed since it last wrote them; one thread's tasks commit together. */
+    private static final ThreadLocal<List<ObjectStore<?>>> CHANGED = ThreadLocal.withInitial(ArrayList::new);
 
     /** Over an inner store, for tests; the topology uses {@link #builder}. */
     public static <V> ObjectStore<V> over(KeyValueStore<Bytes, byte[]> inner, Codec<V> codec) {
@@ -91,17 +110,27 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
         live.put(key, value);
         dirty.add(key);
         removed.remove(key);
+        changed();
     }
 
     /** Marks an entry changed in place. */
     public void touch(String key) {
         dirty.add(key);
+        changed();
     }
 
     public void remove(String key) {
         if (live.remove(key) != null) {
             dirty.remove(key);
             removed.add(key);
+            changed();
+        }
+    }
+
+    private void changed() {
+        if (!listed) {
+            listed = true;
+            CHANGED.get().add(this);
         }
     }
 
@@ -114,8 +143,17 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
         return live.size();
     }
 
+    /** Writes this store's changes and those of every other store this thread changed since its last commit. */
     @Override
     public void flushCache() {
+        final List<ObjectStore<?>> changed = CHANGED.get();
+        for (ObjectStore<?> s : changed) {
+            s.listed = false;
+            if (s != this && !s.closed) {
+                s.persist();
+            }
+        }
+        changed.clear();
         persist();
     }
 
@@ -168,11 +206,17 @@ public final class ObjectStore<V> implements StateStore, CachedStateStore<Object
 
     @Override
     public void init(StateStoreContext context, StateStore root) {
+        // a task closed dirty and revived opens the same store again
+        closed = false;
         inner.init(context, root);
     }
 
     @Override
     public void close() {
+        // a clean close flushed the changes before; a dirty one discards them
+        closed = true;
+        dirty.clear();
+        removed.clear();
         inner.close();
     }
 

@@ -31,29 +31,33 @@ class ObjectStoreTest {
     /** The inner store's writes, as the changelog would see them ("put k=v", "delete k"). */
     private final List<String> writes = new ArrayList<>();
     private final Map<Bytes, byte[]> data = new TreeMap<>();
+    private final KeyValueStore<Bytes, byte[]> inner = inner("", writes, data);
 
+    /** An inner store over {@code data} that logs each write to {@code writes}, prefixed with {@code name}. */
     @SuppressWarnings("unchecked")
-    private final KeyValueStore<Bytes, byte[]> inner = (KeyValueStore<Bytes, byte[]>) Proxy.newProxyInstance(
-            getClass().getClassLoader(), new Class<?>[] {KeyValueStore.class}, (proxy, method, args) -> {
+    private static KeyValueStore<Bytes, byte[]> inner(String name, List<String> writes, Map<Bytes, byte[]> data) {
+        return (KeyValueStore<Bytes, byte[]>) Proxy.newProxyInstance(
+            ObjectStoreTest.class.getClassLoader(), new Class<?>[] {KeyValueStore.class}, (proxy, method, args) -> {
                 switch (method.getName()) {
                     case "put" -> {
                         data.put((Bytes) args[0], (byte[]) args[1]);
-                        writes.add("put " + key(args[0]) + "=" + new String((byte[]) args[1], StandardCharsets.UTF_8));
+                        writes.add(name + "put " + key(args[0]) + "=" + new String((byte[]) args[1], StandardCharsets.UTF_8));
                         return null;
                     }
                     case "delete" -> {
-                        writes.add("delete " + key(args[0]));
+                        writes.add(name + "delete " + key(args[0]));
                         return data.remove((Bytes) args[0]);
                     }
                     case "get" -> {
                         return data.get((Bytes) args[0]);
                     }
-                    case "flush", "commit" -> {
+                    case "flush", "commit", "close" -> {
                         return method.getReturnType() == boolean.class ? false : null;
                     }
                     default -> throw new UnsupportedOperationException(method.getName());
                 }
             });
+    }
 
     private static String key(Object bytes) {
         return new String(((Bytes) bytes).get(), StandardCharsets.UTF_8);
@@ -95,5 +99,50 @@ class ObjectStoreTest {
         store.put("b", "20");
         store.flushCache();
         assertThat(writes).containsExactly("put b=20");
+    }
+
+    @Test
+    void theFirstStoreFlushedInACommitWritesEveryStoreItsThreadChanged() {
+        final ObjectStore<String> a = ObjectStore.over(inner("a.", writes, new TreeMap<>()), CODEC);
+        final ObjectStore<String> b = ObjectStore.over(inner("b.", writes, new TreeMap<>()), CODEC);
+        final ObjectStore<String> c = ObjectStore.over(inner("c.", writes, new TreeMap<>()), CODEC);
+        a.put("x", "1");
+        b.put("y", "2");
+        c.put("z", "3");
+        b.flushCache();
+        assertThat(writes).containsExactlyInAnyOrder("a.put x=1", "b.put y=2", "c.put z=3");
+        writes.clear();
+        a.flushCache();
+        c.flushCache();
+        assertThat(writes).isEmpty();
+        // the next commit's changes are found again
+        c.touch("z");
+        a.flushCache();
+        assertThat(writes).containsExactly("c.put z=3");
+    }
+
+    @Test
+    void aStoreClosedBeforeTheCommitIsNotWrittenByAnother() {
+        final ObjectStore<String> a = ObjectStore.over(inner("a.", writes, new TreeMap<>()), CODEC);
+        final ObjectStore<String> b = ObjectStore.over(inner("b.", writes, new TreeMap<>()), CODEC);
+        a.put("x", "1");
+        b.put("y", "2");
+        b.close();
+        a.flushCache();
+        assertThat(writes).containsExactly("a.put x=1");
+    }
+
+    @Test
+    void storesChangedOnAnotherThreadAreLeftToTheirOwnCommit() throws Exception {
+        final ObjectStore<String> a = ObjectStore.over(inner("a.", writes, new TreeMap<>()), CODEC);
+        final ObjectStore<String> b = ObjectStore.over(inner("b.", writes, new TreeMap<>()), CODEC);
+        final Thread other = new Thread(() -> b.put("y", "2"), "other-stream-thread");
+        other.start();
+        other.join();
+        a.put("x", "1");
+        a.flushCache();
+        assertThat(writes).containsExactly("a.put x=1");
+        b.flushCache();
+        assertThat(writes).containsExactly("a.put x=1", "b.put y=2");
     }
 }
