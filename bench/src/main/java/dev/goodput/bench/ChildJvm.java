@@ -15,7 +15,8 @@ import dev.goodput.kafka.EmbeddedKafka;
 /**
  * A JVM on this process's classpath, for benchmarks that must not count another component's CPU
  * (a broker, a simulator, the measured app) as theirs. The child prints a ready line
- * ({@code prefix=value}) and stops when its standard input closes or it is destroyed.
+ * ({@code prefix=value}) and stops when its standard input closes, when it is destroyed, or when
+ * this JVM has gone ({@link OrphanGuard}).
  */
 public final class ChildJvm implements AutoCloseable {
     private final Process process;
@@ -36,7 +37,7 @@ public final class ChildJvm implements AutoCloseable {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmArgs);
         cmd.addAll(List.of("-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput", "-cp", System.getProperty("java.class.path"),
-                mainClass));
+                OrphanGuard.class.getName(), mainClass));
         cmd.addAll(List.of(args));
         // its log goes to a file, so that a child that died can be diagnosed; removed when it closes normally
         final Path log = Files.createTempFile("goodput-child-", ".log");

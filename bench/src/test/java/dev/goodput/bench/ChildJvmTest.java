@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -69,5 +71,42 @@ class ChildJvmTest {
             assertThat(child.pid()).isPositive();
         }
         assertThat(state.resolve("task-0").resolve("checkpoint")).exists();
+    }
+
+    /** A child that, like the streams-app, does not watch its input: it says it is ready and sleeps. */
+    public static final class Sleeps {
+        public static void main(String[] args) throws InterruptedException {
+            System.out.println("ready=" + ProcessHandle.current().pid());
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
+        }
+    }
+
+    /** A benchmark JVM in small: starts a {@link Sleeps} child, says its pid, and waits to be killed. */
+    public static final class StartsASleeper {
+        public static void main(String[] args) throws IOException, InterruptedException {
+            final ChildJvm child = ChildJvm.start(List.of("-Xmx64m"), Sleeps.class.getName(), "ready=");
+            System.out.println("ready=" + child.pid());
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
+        }
+    }
+
+    @Test
+    void aChildEndsOnceTheJvmThatStartedItWasKilled() throws Exception {
+        final ChildJvm parent = ChildJvm.start(List.of("-Xmx64m"), StartsASleeper.class.getName(), "ready=");
+        final long childPid = Long.parseLong(parent.value());
+        final Optional<ProcessHandle> child = ProcessHandle.of(childPid);
+        assertThat(child).isPresent();
+        try {
+            // kill -9: the parent runs no hook and never closes its ChildJvm
+            ProcessHandle.of(parent.pid()).orElseThrow().destroyForcibly();
+            // how soon is the JDK's business (it polls a process that is not its child); ended is the point
+            child.get().onExit().get(5, TimeUnit.MINUTES);
+            assertThat(child.get().isAlive()).isFalse();
+        } finally {
+            child.ifPresent(ProcessHandle::destroyForcibly);
+        }
+        assertThatThrownBy(parent::close).isInstanceOf(IOException.class).hasMessageContaining("died before it was closed");
     }
 }
