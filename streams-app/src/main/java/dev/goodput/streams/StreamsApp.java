@@ -160,7 +160,7 @@ public final class StreamsApp {
      * records, unless the user set it.
      */
     static void queueEventsNotBatches(Properties props) {
-        props.putIfAbsent(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG, Integer.toString(CoalescingConsumer.bufferedBatches()));
+        props.putIfAbsent(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG, Integer.toString(CoalescingClientSupplier.bufferedBatches()));
     }
 
     /** The Streams properties that send one record's processing error to the app's DLQ ({@link DeadLetterHandler}). */

@@ -1,10 +1,7 @@
 package dev.goodput.producer.client;
 
-import java.io.EOFException;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -15,7 +12,6 @@ import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenCountSource;
@@ -288,7 +284,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         lastChunkUs = readUs;
         sink.token(TokenEvent.newBuilder()
                 .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
-                .setRequestId(spec.requestId()).setChunkIndex(contentChunks++).setKind(toAvro(kind))
+                .setRequestId(spec.requestId()).setChunkIndex(contentChunks++).setKind(kind.recorded())
                 .setTokens(tokens).setArrivalTimeUs(Micros.toInstant(readUs)).setWarmup(spec.warmup()).build());
     }
 
@@ -364,10 +360,8 @@ public final class RequestExecution implements Response.Listener, SseParser.List
             e.setStatus(RequestStatus.TIMEOUT).setErrorClass("timeout").setErrorMessage(what);
         } else if (httpStatus > 0 && httpStatus != 200) {
             error(e, "http_" + httpStatus, "HTTP " + httpStatus + ": " + errorBody.toString().strip());
-        } else if (failure instanceof ConnectException || failure instanceof EOFException
-                || failure instanceof ClosedChannelException || failure instanceof IOException) {
-            error(e, "connection", describe(failure));
         } else {
+            // refused, reset, closed early, or anything else between here and the server
             error(e, "connection", describe(failure));
         }
     }
@@ -381,15 +375,6 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     private static String describe(Throwable t) {
         return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     }
-
-    private static ChunkKind toAvro(StreamChunk.Kind k) {
-        return switch (k) {
-            case REASONING -> ChunkKind.REASONING;
-            case TOOL_CALL -> ChunkKind.TOOL_CALL;
-            default -> ChunkKind.ANSWER;
-        };
-    }
-
 
     private static final class Abandoned extends Exception {
         private static final long serialVersionUID = 1L;

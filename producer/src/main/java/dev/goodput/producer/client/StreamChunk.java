@@ -5,6 +5,7 @@ import java.io.IOException;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.goodput.avro.ChunkKind;
 
 /**
  * What one OpenAI-style stream event carries, read with Jackson's streaming parser (no tree): the
@@ -15,7 +16,18 @@ import com.fasterxml.jackson.core.JsonToken;
 public final class StreamChunk {
 
     /** The chunk's kind, in the order of TokenEvent's ChunkKind. */
-    public enum Kind { NONE, REASONING, ANSWER, TOOL_CALL }
+    public enum Kind {
+        NONE, REASONING, ANSWER, TOOL_CALL;
+
+        /** As a token event records it: a content chunk that is neither reasoning nor a tool call is an answer. */
+        ChunkKind recorded() {
+            return switch (this) {
+                case REASONING -> ChunkKind.REASONING;
+                case TOOL_CALL -> ChunkKind.TOOL_CALL;
+                default -> ChunkKind.ANSWER;
+            };
+        }
+    }
 
     private static final JsonFactory JSON = new JsonFactory();
 

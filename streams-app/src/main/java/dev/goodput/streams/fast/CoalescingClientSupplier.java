@@ -10,6 +10,7 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.streams.KafkaClientSupplier;
+import org.apache.kafka.streams.StreamsConfig;
 
 /** Kafka's own clients, as Kafka Streams makes them, with the main consumer wrapped in a {@link CoalescingConsumer}. */
 public final class CoalescingClientSupplier implements KafkaClientSupplier {
@@ -18,6 +19,17 @@ public final class CoalescingClientSupplier implements KafkaClientSupplier {
 
     public CoalescingClientSupplier(String tokensTopic) {
         this.tokensTopic = tokensTopic;
+    }
+
+    /**
+     * Kafka Streams' {@code buffered.records.per.partition} with this supplier's main consumer: its
+     * default counts records, and a record here is up to {@link CoalescingConsumer#MAX_BATCH} events,
+     * so as many events as that default is this many batches. With the default itself a partition
+     * could queue 64 times the events (64,000, about 9 MB of frames), held through young collections.
+     */
+    public static int bufferedBatches() {
+        final int records = (Integer) StreamsConfig.configDef().defaultValues().get(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG);
+        return Math.max(1, (records + CoalescingConsumer.MAX_BATCH - 1) / CoalescingConsumer.MAX_BATCH);
     }
 
     @Override

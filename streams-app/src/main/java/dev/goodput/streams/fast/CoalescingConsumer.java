@@ -28,7 +28,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.metrics.KafkaMetric;
-import org.apache.kafka.streams.StreamsConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,21 +55,10 @@ import org.slf4j.LoggerFactory;
 public final class CoalescingConsumer implements Consumer<byte[], byte[]> {
 
     /** Events per batch: enough to make the per-record cost negligible, small enough that a
-     * partition's queue ({@link #bufferedBatches()} batches) stays small. */
+     * partition's queue ({@link CoalescingClientSupplier#bufferedBatches()} batches) stays small. */
     public static final int MAX_BATCH = 64;
 
     private static final Logger LOG = LoggerFactory.getLogger(CoalescingConsumer.class);
-
-    /**
-     * Kafka Streams' {@code buffered.records.per.partition} for this consumer: its default counts
-     * records, and a record here is up to {@link #MAX_BATCH} events, so as many events as that
-     * default is this many batches. With the default itself a partition could queue 64 times the
-     * events (64,000, about 9 MB of frames), held through young collections.
-     */
-    public static int bufferedBatches() {
-        final int records = (Integer) StreamsConfig.configDef().defaultValues().get(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG);
-        return Math.max(1, (records + MAX_BATCH - 1) / MAX_BATCH);
-    }
 
     private final Consumer<Object, Object> delegate;
     private final String tokensTopic;
