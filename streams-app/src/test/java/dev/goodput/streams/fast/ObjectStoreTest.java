@@ -59,6 +59,11 @@ class ObjectStoreTest {
             });
     }
 
+    /** A store of its own whose writes go to {@link #writes}, prefixed with {@code name}. */
+    private ObjectStore<String> store(String name) {
+        return ObjectStore.over(inner(name, writes, new TreeMap<>()), CODEC);
+    }
+
     private static String key(Object bytes) {
         return new String(((Bytes) bytes).get(), StandardCharsets.UTF_8);
     }
@@ -103,9 +108,9 @@ class ObjectStoreTest {
 
     @Test
     void theFirstStoreFlushedInACommitWritesEveryStoreItsThreadChanged() {
-        final ObjectStore<String> a = ObjectStore.over(inner("a.", writes, new TreeMap<>()), CODEC);
-        final ObjectStore<String> b = ObjectStore.over(inner("b.", writes, new TreeMap<>()), CODEC);
-        final ObjectStore<String> c = ObjectStore.over(inner("c.", writes, new TreeMap<>()), CODEC);
+        final ObjectStore<String> a = store("a.");
+        final ObjectStore<String> b = store("b.");
+        final ObjectStore<String> c = store("c.");
         a.put("x", "1");
         b.put("y", "2");
         c.put("z", "3");
@@ -123,8 +128,8 @@ class ObjectStoreTest {
 
     @Test
     void aStoreClosedBeforeTheCommitIsNotWrittenByAnother() {
-        final ObjectStore<String> a = ObjectStore.over(inner("a.", writes, new TreeMap<>()), CODEC);
-        final ObjectStore<String> b = ObjectStore.over(inner("b.", writes, new TreeMap<>()), CODEC);
+        final ObjectStore<String> a = store("a.");
+        final ObjectStore<String> b = store("b.");
         a.put("x", "1");
         b.put("y", "2");
         b.close();
@@ -134,8 +139,8 @@ class ObjectStoreTest {
 
     @Test
     void storesChangedOnAnotherThreadAreLeftToTheirOwnCommit() throws Exception {
-        final ObjectStore<String> a = ObjectStore.over(inner("a.", writes, new TreeMap<>()), CODEC);
-        final ObjectStore<String> b = ObjectStore.over(inner("b.", writes, new TreeMap<>()), CODEC);
+        final ObjectStore<String> a = store("a.");
+        final ObjectStore<String> b = store("b.");
         final Thread other = new Thread(() -> b.put("y", "2"), "other-stream-thread");
         other.start();
         other.join();
