@@ -24,6 +24,11 @@ final class NioConnection implements ResponseParser.Listener {
     NioHttpClient.Call call;
     ByteBuffer out;
     long lastActivityNanos = System.nanoTime();
+    /** Until when the connection may be taken from the pool (the server's stated keep-alive timeout, less a margin). */
+    long idleUntilNanos = Long.MAX_VALUE;
+    /** It carried a response before the current request: a failure before any byte may be the server's close. */
+    boolean reused;
+    private int responses;
     private long readNanos;
     private final ResponseParser response = new ResponseParser();
 
@@ -35,6 +40,7 @@ final class NioConnection implements ResponseParser.Listener {
 
     void resetResponse() {
         response.reset();
+        reused = responses > 0;
         lastActivityNanos = System.nanoTime();
     }
 
@@ -128,6 +134,9 @@ final class NioConnection implements ResponseParser.Listener {
         // Stop at the end of this call's response: once the connection is back in the pool, a
         // dispatching thread may already have given it the next call.
         final NioHttpClient.Call owner = call;
+        if (owner != null) {
+            owner.responded = true;
+        }
         while (client.round.buffer.hasRemaining() && owner != null && call == owner && !owner.done) {
             response.step(client.round.buffer, this);
         }
@@ -154,7 +163,13 @@ final class NioConnection implements ResponseParser.Listener {
     private void finishResponse(boolean reuse) {
         client.active.remove(this);
         call = null;
-        if (reuse && ch.isOpen()) {
+        responses++;
+        final long keepAliveS = response.keepAliveTimeoutS();
+        if (keepAliveS > 0) {
+            // a second less than the server said, so that a connection is not sent on as the server drops it
+            idleUntilNanos = System.nanoTime() + (keepAliveS - 1) * 1_000_000_000L;
+        }
+        if (reuse && ch.isOpen() && response.keepAliveMax() != 0 && (keepAliveS < 0 || keepAliveS > 1)) {
             key.interestOps(SelectionKey.OP_READ);
             state.set(POOLED);
             client.idle.computeIfAbsent(hostKey, h -> new ConcurrentLinkedDeque<>()).add(this);

@@ -49,6 +49,10 @@ public final class NioHttpClient implements AutoCloseable {
         void body(ByteBuffer bytes, long readNanos);
 
         void end(Throwable failureOrNull);
+
+        /** The request is being sent again on a new connection: the reused one failed before any response byte. */
+        default void resent(String reason) {
+        }
     }
 
     private final Selector selector;
@@ -186,7 +190,14 @@ public final class NioHttpClient implements AutoCloseable {
         NioConnection c;
         while ((c = pool.poll()) != null) {
             if (c.state.compareAndSet(NioConnection.POOLED, NioConnection.CLAIMED)) {
-                return c;
+                if (System.nanoTime() - c.idleUntilNanos < 0) {
+                    return c;
+                }
+                // idle past the keep-alive timeout the server stated: it may be closing it now
+                final NioConnection stale = c;
+                stale.state.set(NioConnection.BUSY);
+                tasks.add(stale::closeQuietly);
+                selector.wakeup();
             }
         }
         return null;
@@ -199,11 +210,12 @@ public final class NioHttpClient implements AutoCloseable {
         if (call.done) {
             return;
         }
-        NioConnection c = takeIdle(hostKey);
+        // a resent request goes on a new connection, never on another kept-alive one
+        NioConnection c = call.resent ? null : takeIdle(hostKey);
         if (c != null) {
             c.state.set(NioConnection.BUSY);
         }
-        if (c == null && open.getOrDefault(hostKey, 0) >= maxConnectionsPerHost) {
+        if (c == null && !call.resent && open.getOrDefault(hostKey, 0) >= maxConnectionsPerHost) {
             waiting.computeIfAbsent(hostKey, h -> new ArrayDeque<>()).add(call);
             waitingCalls.incrementAndGet();
             return;
@@ -260,9 +272,12 @@ public final class NioHttpClient implements AutoCloseable {
             if (call == null) {
                 continue;
             }
+            // The stall timeout runs between bytes once the response has begun: a server that queues the
+            // request for a free slot sends nothing, not even the status line, and that wait is TTFT.
             if (now >= call.deadlineNanos) {
-                call.fail(new TimeoutException("total timeout " + call.timeoutMs + " ms"));
-            } else if (now - c.lastActivityNanos >= call.idleTimeoutMs * 1_000_000) {
+                call.fail(new TimeoutException((call.responded ? "total timeout " : "no response head within ")
+                        + call.timeoutMs + " ms"));
+            } else if (call.responded && now - c.lastActivityNanos >= call.idleTimeoutMs * 1_000_000) {
                 call.fail(new TimeoutException("Idle timeout " + call.idleTimeoutMs + " ms"));
             }
         }
@@ -289,6 +304,10 @@ public final class NioHttpClient implements AutoCloseable {
         final Exchange exchange;
         NioConnection conn;
         boolean done;
+        /** A byte of the response has been read: from here the stall timeout applies. */
+        boolean responded;
+        /** Sent a second time, on a new connection. */
+        boolean resent;
 
         Call(URI uri, Map<String, String> headers, byte[] body, long timeoutMs, long idleTimeoutMs, Exchange exchange) {
             this.uri = uri;
@@ -326,9 +345,21 @@ public final class NioHttpClient implements AutoCloseable {
             return HttpBytes.message(sb, body);
         }
 
-        /** Ends the exchange with a failure and drops its connection (its state is unknown). */
+        /**
+         * Ends the exchange with a failure and drops its connection (its state is unknown). A request
+         * whose reused connection broke before any byte of its response (the server had closed it
+         * while it sat in the pool) is sent once more on a new connection instead, and says so.
+         */
         void fail(Throwable t) {
             if (done) {
+                return;
+            }
+            if (!resent && !responded && conn != null && conn.reused && t instanceof IOException) {
+                resent = true;
+                conn.closeQuietly();
+                conn = null;
+                exchange.resent("the reused connection failed before any response byte: " + t);
+                begin(this);
                 return;
             }
             done = true;

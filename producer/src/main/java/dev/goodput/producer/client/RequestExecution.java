@@ -6,36 +6,31 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
+import dev.goodput.avro.ServerTimings;
 import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.config.Redact;
 import dev.goodput.metrics.Micros;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Quality;
-import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
-import org.eclipse.jetty.client.Request;
-import org.eclipse.jetty.client.Response;
-import org.eclipse.jetty.client.Result;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.http.HttpMethod;
 
 /**
  * One streamed request, from dispatch to its request event. Chunks are timed when their bytes are
  * handed over by the socket reader (all events of one read share that instant), parsed as they
  * arrive, and each content chunk is published as a token event at once. Every ending (success,
  * HTTP error, reset, stall, malformed stream, no content, abandonment) yields exactly one request
- * event. Nothing is retried.
+ * event. Nothing is retried silently: a request whose reused connection failed before any byte of
+ * its response is sent once more on a new one by the client, and the event records it.
  */
-public final class RequestExecution implements Response.Listener, SseParser.Listener, NioHttpClient.Exchange {
+public final class RequestExecution implements SseParser.Listener, NioHttpClient.Exchange {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_ERROR_BODY = 2048;
@@ -71,6 +66,9 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     private boolean done;
     private boolean finishSeen;
     private String protocolError;
+    private String serverError;
+    private double[] serverTimings;
+    private volatile String resendReason;
 
     public RequestExecution(RequestSpec spec, RunIdentity run, Target target, MicroClock clock, EventSink sink,
                             Consumer<RequestEvent> onDone) {
@@ -110,12 +108,8 @@ public final class RequestExecution implements Response.Listener, SseParser.List
      */
     public Runnable prepare(StreamingClient client) {
         if ("http".equals(target.endpoint().getScheme())) {
-            final Map<String, String> headers = new LinkedHashMap<>();
-            headers.put("Accept", "text/event-stream");
-            headers.put("X-Request-Id", spec.requestId());
-            headers.putAll(target.headers());
             final NioHttpClient nio = client.nio();
-            final NioHttpClient.Call call = nio.prepare(target.endpoint(), headers, body(),
+            final NioHttpClient.Call call = nio.prepare(target.endpoint(), headers(), RequestBody.of(spec, run, target),
                     target.requestTimeout().toMillis(), target.stallTimeout().toMillis(), this);
             return () -> abort = nio.send(call);
         }
@@ -124,72 +118,20 @@ public final class RequestExecution implements Response.Listener, SseParser.List
 
     /** Sends the request through Jetty (any scheme); returns at once. */
     public void start(HttpClient http) {
-        final Request request = http.newRequest(target.endpoint()).method(HttpMethod.POST)
-                .timeout(target.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .idleTimeout(target.stallTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .headers(h -> {
-                    h.put(HttpHeader.ACCEPT, "text/event-stream");
-                    h.put("X-Request-Id", spec.requestId());
-                    target.headers().forEach(h::put);
-                })
-                .body(new BytesRequestContent("application/json", body()))
-                .onRequestBegin(r -> actualSendUs = clock.nowMicros());
-        abort = request::abort;
-        // As a Response.Listener, this receives begin, content and completion from send() itself.
-        request.send(this);
+        abort = JettyExchange.post(http, target, headers(), RequestBody.of(spec, run, target), this);
+    }
+
+    private Map<String, String> headers() {
+        final Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Accept", "text/event-stream");
+        headers.put("X-Request-Id", spec.requestId());
+        headers.putAll(target.headers());
+        return headers;
     }
 
     /** Ends a request still running when the run stops: status ABANDONED. */
     public void abandon() {
         abort.accept(new Abandoned());
-    }
-
-    private byte[] body() {
-        final ObjectNode b = JSON.createObjectNode().put("model", target.model());
-        if (target.chat()) {
-            b.putArray("messages").addObject().put("role", "user").put("content", spec.prompt());
-        } else {
-            b.put("prompt", spec.prompt());
-        }
-        b.put("max_tokens", spec.maxTokens()).put("temperature", run.decoding().temperature())
-                .put("top_p", run.decoding().topP()).put("stream", true);
-        if (run.decoding().seed() != null) {
-            b.put("seed", run.decoding().seed());
-        }
-        if (run.decoding().topK() != null) {
-            b.put("top_k", run.decoding().topK());
-        }
-        if (run.decoding().ignoreEos()) {
-            b.put("ignore_eos", true);
-        }
-        if (spec.minTokens() != null) {
-            b.put("min_tokens", spec.minTokens());
-        }
-        final ObjectNode so = b.putObject("stream_options").put("include_usage", true);
-        if (target.continuousUsage()) {
-            so.put("continuous_usage_stats", true);
-        }
-        try {
-            return JSON.writeValueAsBytes(b);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    @Override
-    public void onBegin(Response response) {
-        status(response.getStatus());
-    }
-
-    @Override
-    public void onContent(Response response, ByteBuffer content) {
-        readUs = clock.nowMicros();
-        body(content);
-    }
-
-    @Override
-    public void onComplete(Result result) {
-        end(result.getFailure());
     }
 
     @Override
@@ -205,6 +147,16 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     /** The failure that ends an exchange whose client went away, or that is cut short when the run ends: status ABANDONED. */
     public static Exception abandonment() {
         return new Abandoned();
+    }
+
+    @Override
+    public void resent(String reason) {
+        resendReason = reason;
+    }
+
+    /** The engine's build as the stream's {@code system_fingerprint} gave it, or null. */
+    public String fingerprint() {
+        return chunk.fingerprint();
     }
 
     @Override
@@ -245,8 +197,13 @@ public final class RequestExecution implements Response.Listener, SseParser.List
             return;
         }
         if (chunk.error() != null) {
-            fail("server error in stream: " + chunk.error());
+            serverError = "server error in stream" + (chunk.errorType() == null ? "" : " (" + chunk.errorType() + ")")
+                    + ": " + chunk.error();
+            fail(serverError);
             return;
+        }
+        if (chunk.timings() != null) {
+            serverTimings = chunk.timings();
         }
         if (chunk.usageCompletionTokens() >= 0) {
             usageCompletion = chunk.usageCompletionTokens();
@@ -312,7 +269,12 @@ public final class RequestExecution implements Response.Listener, SseParser.List
                 .setFirstChoiceTimeUs(firstChoiceUs >= 0 ? Micros.toInstant(firstChoiceUs) : null)
                 .setLastChoiceTimeUs(lastChoiceUs >= 0 ? Micros.toInstant(lastChoiceUs) : null)
                 .setCompletionTimeUs(Micros.toInstant(completionUs))
-                .setPromptTokens(usagePrompt >= 0 ? usagePrompt : spec.promptTokens())
+                .setPromptTokens(usagePrompt >= 0 ? usagePrompt : refusedPromptTokens(spec.promptTokens()))
+                .setIntendedPromptTokens(observed ? null : spec.promptTokens())
+                .setResends(resendReason == null ? null : 1).setResendReason(resendReason)
+                .setServerTimings(serverTimings == null ? null : new ServerTimings((int) serverTimings[0],
+                        serverTimings[1], (int) serverTimings[2], serverTimings[3],
+                        serverTimings[4] < 0 ? null : (int) serverTimings[4]))
                 .setOutputTokens(usageCompletion >= 0 ? usageCompletion : contentChunks)
                 .setOutputTokensSource(usageCompletion >= 0 ? TokenCountSource.SERVER_USAGE : TokenCountSource.CHUNK_COUNT)
                 .setContentChunks(contentChunks)
@@ -330,10 +292,26 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         onDone.accept(event);
     }
 
+    /**
+     * A refused request's prompt size as the server counted it (llama.cpp's context error gives
+     * {@code n_prompt_tokens}), else the intended size.
+     */
+    private int refusedPromptTokens(int intended) {
+        if (httpStatus < 400 || errorBody.length() == 0) {
+            return intended;
+        }
+        try {
+            final JsonNode n = JSON.readTree(errorBody.toString()).path("error").path("n_prompt_tokens");
+            return n.canConvertToInt() ? n.intValue() : intended;
+        } catch (IOException | RuntimeException notJson) {
+            return intended;
+        }
+    }
+
     private void classify(Throwable failure, RequestEvent.Builder e) {
         if (protocolError != null && !(failure instanceof Abandoned)) {
             // the response may have completed before the abort took effect: the bad event decides
-            error(e, "protocol", protocolError);
+            error(e, serverError != null ? "server_error" : "protocol", protocolError);
             return;
         }
         if (failure == null) {
@@ -354,10 +332,7 @@ public final class RequestExecution implements Response.Listener, SseParser.List
         } else if (failure instanceof ProtocolError) {
             error(e, "protocol", failure.getMessage());
         } else if (failure instanceof TimeoutException) {
-            final String what = failure.getMessage() != null && failure.getMessage().toLowerCase(Locale.ROOT)
-                    .contains("idle") ? "stalled: no bytes for " + target.stallTimeout().toMillis() + " ms"
-                    : "not finished within " + target.requestTimeout().toMillis() + " ms";
-            e.setStatus(RequestStatus.TIMEOUT).setErrorClass("timeout").setErrorMessage(what);
+            e.setStatus(RequestStatus.TIMEOUT).setErrorClass("timeout").setErrorMessage(timeoutReason(failure));
         } else if (httpStatus > 0 && httpStatus != 200) {
             error(e, "http_" + httpStatus, "HTTP " + httpStatus + ": " + errorBody.toString().strip());
         } else {
@@ -370,6 +345,23 @@ public final class RequestExecution implements Response.Listener, SseParser.List
     private void error(RequestEvent.Builder e, String errorClass, String message) {
         final String m = Redact.text(message == null ? "" : message, target.secrets());
         e.setStatus(RequestStatus.ERROR).setErrorClass(errorClass).setErrorMessage(m.length() > 500 ? m.substring(0, 500) : m);
+    }
+
+    /**
+     * Where a timed-out request waited. Before the response head, only the request timeout applies: a
+     * server that queues requests for a free slot sends nothing while they wait, and that wait is
+     * TTFT, not a stall.
+     */
+    private String timeoutReason(Throwable failure) {
+        final String m = failure.getMessage() == null ? "" : failure.getMessage().toLowerCase(Locale.ROOT);
+        if (m.contains("idle")) {
+            return "stalled: no bytes for " + target.stallTimeout().toMillis() + " ms after the response began";
+        }
+        if (httpStatus < 0) {
+            return "no response head within " + target.requestTimeout().toMillis()
+                    + " ms of the send: waited at the server (queued for a slot?) or on the way";
+        }
+        return "not finished within " + target.requestTimeout().toMillis() + " ms";
     }
 
     private static String describe(Throwable t) {

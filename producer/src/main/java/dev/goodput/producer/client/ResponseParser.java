@@ -50,6 +50,9 @@ public final class ResponseParser {
     /** The request was a HEAD: the response has a head only, whatever its length header says. */
     private boolean headOnly;
     private int status;
+    /** The {@code Keep-Alive} header's {@code timeout} and {@code max}, or -1 when not given. */
+    private long keepAliveTimeoutS;
+    private long keepAliveMax;
 
     public ResponseParser() {
         reset();
@@ -68,6 +71,8 @@ public final class ResponseParser {
         chunked = false;
         contentLength = -1;
         keepAlive = true;
+        keepAliveTimeoutS = -1;
+        keepAliveMax = -1;
         chunkPhase = SIZE;
         chunkRemaining = 0;
     }
@@ -161,9 +166,40 @@ public final class ResponseParser {
                     contentLength = Long.parseLong(value);
                 } else if (name.equals("connection")) {
                     keepAlive = !value.equalsIgnoreCase("close");
+                } else if (name.equals("keep-alive")) {
+                    keepAliveParameters(value);
                 }
             }
         }
+    }
+
+    /** {@code Keep-Alive: timeout=5, max=100} (RFC 2068 section 19.7.1.1); unknown or malformed parameters are ignored. */
+    private void keepAliveParameters(String value) {
+        for (String part : value.split(",")) {
+            final String[] kv = part.trim().split("=", 2);
+            if (kv.length == 2) {
+                try {
+                    final long n = Long.parseLong(kv[1].trim());
+                    if (kv[0].trim().equalsIgnoreCase("timeout")) {
+                        keepAliveTimeoutS = n;
+                    } else if (kv[0].trim().equalsIgnoreCase("max")) {
+                        keepAliveMax = n;
+                    }
+                } catch (NumberFormatException ignored) {
+                    // a parameter that is not a number says nothing we act on
+                }
+            }
+        }
+    }
+
+    /** Seconds the server keeps an idle connection, as its {@code Keep-Alive} header said; -1 when not said. */
+    public long keepAliveTimeoutS() {
+        return keepAliveTimeoutS;
+    }
+
+    /** Requests the server still allows on the connection, as its {@code Keep-Alive} header said; -1 when not said. */
+    public long keepAliveMax() {
+        return keepAliveMax;
     }
 
     private void chunkStep(ByteBuffer in, Listener l) throws IOException {

@@ -39,6 +39,10 @@ public final class StreamChunk {
     private int usageCompletionTokens = -1;
     private int usagePromptTokens = -1;
     private String error;
+    private String errorType;
+    private String fingerprint;
+    /** llama.cpp's per-request timings, on the final chunk; null when the chunk has none. */
+    private double[] timings;
 
     /**
      * Parses one event's data.
@@ -54,6 +58,8 @@ public final class StreamChunk {
         usageCompletionTokens = -1;
         usagePromptTokens = -1;
         error = null;
+        errorType = null;
+        timings = null;
         try (JsonParser p = JSON.createParser(data, 0, length)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new IOException("stream event is not a JSON object");
@@ -65,6 +71,12 @@ public final class StreamChunk {
                     case "choices" -> choices(p, t);
                     case "usage" -> usage(p, t);
                     case "error" -> error = t == JsonToken.START_OBJECT ? errorMessage(p) : p.getValueAsString("error");
+                    case "timings" -> timings(p, t);
+                    case "system_fingerprint" -> {
+                        if (t == JsonToken.VALUE_STRING && fingerprint == null) {
+                            fingerprint = p.getText();
+                        }
+                    }
                     default -> p.skipChildren();
                 }
             }
@@ -160,18 +172,49 @@ public final class StreamChunk {
         }
     }
 
-    private static String errorMessage(JsonParser p) throws IOException {
+    private String errorMessage(JsonParser p) throws IOException {
         String message = "error";
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             final String name = p.currentName();
             p.nextToken();
             if ("message".equals(name)) {
                 message = p.getValueAsString(message);
+            } else if ("type".equals(name)) {
+                errorType = p.getValueAsString();
             } else {
                 p.skipChildren();
             }
         }
         return message;
+    }
+
+    /** llama.cpp's {@code timings}: prompt_n, prompt_ms, predicted_n, predicted_ms, cache_n (-1 when absent). */
+    private void timings(JsonParser p, JsonToken t) throws IOException {
+        if (t != JsonToken.START_OBJECT) {
+            p.skipChildren();
+            return;
+        }
+        final double[] v = {-1, -1, -1, -1, -1};
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            final String name = p.currentName();
+            final JsonToken n = p.nextToken();
+            final int i = switch (name) {
+                case "prompt_n" -> 0;
+                case "prompt_ms" -> 1;
+                case "predicted_n" -> 2;
+                case "predicted_ms" -> 3;
+                case "cache_n" -> 4;
+                default -> -1;
+            };
+            if (i >= 0 && n.isNumeric()) {
+                v[i] = p.getDoubleValue();
+            } else {
+                p.skipChildren();
+            }
+        }
+        if (v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0) {
+            timings = v;
+        }
     }
 
     /** True when the event carries a choice, with or without text (vLLM's bench serve starts TTFT at the first one). */
@@ -210,5 +253,20 @@ public final class StreamChunk {
     /** An error the server reported inside the stream, or null. */
     public String error() {
         return error;
+    }
+
+    /** The type the server gave its in-stream error ({@code error.type}), or null. */
+    public String errorType() {
+        return errorType;
+    }
+
+    /** The first {@code system_fingerprint} any event of the stream carried (the engine's build), or null. */
+    public String fingerprint() {
+        return fingerprint;
+    }
+
+    /** This event's engine timings: {prompt_n, prompt_ms, predicted_n, predicted_ms, cache_n (-1: absent)}, or null. */
+    public double[] timings() {
+        return timings;
     }
 }

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import dev.goodput.producer.client.RequestExecution;
+import dev.goodput.producer.client.StallWatch;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.http.HttpField;
@@ -40,6 +41,7 @@ final class Forwarder implements Response.Listener {
     private long lastReadNanos;
     /** Set when the proxy asked for usage on the client's behalf: the usage event is kept from the client. */
     private UsageStripper stripper;
+    private StallWatch stall;
 
     Forwarder(HttpExchange ex) {
         this.ex = ex;
@@ -50,6 +52,11 @@ final class Forwarder implements Response.Listener {
         this.exec = observer;
         this.stream = streamed;
         this.chat = chatCall;
+    }
+
+    /** The upstream's stall timeout, from its response head on. */
+    void watch(StallWatch watch) {
+        this.stall = watch;
     }
 
     /** Keeps the usage-only event the proxy asked for from the client. */
@@ -67,6 +74,7 @@ final class Forwarder implements Response.Listener {
 
     @Override
     public void onBegin(Response response) {
+        stall.headArrived();
         status = response.getStatus();
         if (exec != null) {
             exec.status(status);
@@ -93,6 +101,7 @@ final class Forwarder implements Response.Listener {
     public void onContent(Response response, ByteBuffer content) {
         final long nanos = System.nanoTime();
         lastReadNanos = nanos;
+        stall.read(nanos);
         // one copy of the read: the client's stream takes arrays, and a whole answer is kept from it
         final byte[] bytes = new byte[content.remaining()];
         content.duplicate().get(bytes);
@@ -131,6 +140,7 @@ final class Forwarder implements Response.Listener {
 
     @Override
     public void onComplete(Result result) {
+        stall.done();
         try {
             if (out != null && !clientGone && stripper != null) {
                 final byte[] rest = stripper.rest();
@@ -185,6 +195,9 @@ final class Forwarder implements Response.Listener {
             out.set("finish_reason", choice.path("finish_reason"));
             if (c.has("usage")) {
                 event.set("usage", c.get("usage"));
+            }
+            if (c.has("timings")) {
+                event.set("timings", c.get("timings"));
             }
             return ("data: " + JSON.writeValueAsString(event) + "\n\ndata: [DONE]\n\n").getBytes(StandardCharsets.UTF_8);
         } catch (IOException e) {

@@ -14,6 +14,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.goodput.config.Redact;
 import dev.goodput.producer.client.RequestExecution;
+import dev.goodput.producer.client.StallWatch;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.Request;
@@ -74,7 +75,8 @@ final class JettyProxy implements ProxyServer.Engine {
         }
         final Request request = http.newRequest(proxy.upstreamUri(ex.getRequestURI())).method(method)
                 .timeout(proxy.target.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
-                .idleTimeout(proxy.target.stallTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                // until the head, only the request timeout: a queued request gets nothing (StallWatch)
+                .idleTimeout(proxy.target.requestTimeout().toMillis(), TimeUnit.MILLISECONDS)
                 .headers(h -> ex.getRequestHeaders().forEach((name, values) -> {
                     if (!ProxyServer.NOT_HANDED_ON.contains(name.toLowerCase(Locale.ROOT))) {
                         values.forEach(v -> h.add(name, v));
@@ -85,6 +87,7 @@ final class JettyProxy implements ProxyServer.Engine {
             request.body(new BytesRequestContent(type == null ? "application/octet-stream" : type, body));
         }
         final Forwarder forward = new Forwarder(ex);
+        forward.watch(new StallWatch(http.getScheduler(), proxy.target.stallTimeout().toMillis(), request::abort));
         if (json == null) {
             proxy.passedThrough.incrementAndGet();
             request.send(forward);

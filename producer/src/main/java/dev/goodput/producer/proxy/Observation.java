@@ -67,6 +67,11 @@ final class Observation implements NioHttpClient.Exchange {
     }
 
     @Override
+    public void resent(String reason) {
+        exec.resent(reason);
+    }
+
+    @Override
     public void status(int code) {
         status = code;
         exec.status(code);

@@ -306,6 +306,9 @@ final class ProxyExchange implements ResponseParser.Listener {
             final Upstream u = up;
             up = null;
             u.close();
+            if (observation != null) {
+                proxy.worker.task(() -> observation.resent("the reused connection failed before any response byte: " + e));
+            }
             proxy.connect(this);
             return;
         }
@@ -350,10 +353,16 @@ final class ProxyExchange implements ResponseParser.Listener {
         return true;
     }
 
+    /**
+     * The stall timeout runs between bytes once the upstream's answer has begun; before that, a
+     * request queued at the upstream for a free slot gets nothing, and only the request timeout ends
+     * that wait (it is TTFT, not a stall).
+     */
     void checkTimeouts(long now) {
         if (now - deadlineNanos >= 0) {
-            fail(new TimeoutException("total timeout " + proxy.proxy.target.requestTimeout().toMillis() + " ms"));
-        } else if (up != null && !paused && now - lastActivityNanos >= proxy.proxy.target.stallTimeout().toNanos()) {
+            fail(new TimeoutException((answered ? "total timeout " : "no response head within ")
+                    + proxy.proxy.target.requestTimeout().toMillis() + " ms"));
+        } else if (up != null && answered && !paused && now - lastActivityNanos >= proxy.proxy.target.stallTimeout().toNanos()) {
             fail(new TimeoutException("Idle timeout " + proxy.proxy.target.stallTimeout().toMillis() + " ms"));
         }
     }

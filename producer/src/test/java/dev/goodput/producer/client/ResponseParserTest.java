@@ -94,4 +94,21 @@ class ResponseParserTest {
         assertThat(p.delimited()).isFalse();
         assertThat(p.endsAtClose()).isTrue();
     }
+
+    /** llama-server's {@code Keep-Alive: timeout=5, max=100}: the client keeps an idle connection less long than that. */
+    @Test
+    void keepAliveParametersAreRead() throws IOException {
+        final ResponseParser p = new ResponseParser();
+        parse(p, "HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5, max=100\r\nContent-Length: 0\r\n\r\n", 7);
+        assertThat(p.keepAliveTimeoutS()).isEqualTo(5);
+        assertThat(p.keepAliveMax()).isEqualTo(100);
+        p.reset();
+        parse(p, "HTTP/1.1 200 OK\r\nkeep-alive: MAX=0, timeout=x\r\nContent-Length: 0\r\n\r\n", 7);
+        assertThat(p.keepAliveMax()).isZero();
+        assertThat(p.keepAliveTimeoutS()).as("a value that is not a number is ignored").isEqualTo(-1);
+        p.reset();
+        parse(p, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 7);
+        assertThat(p.keepAliveTimeoutS()).isEqualTo(-1);
+        assertThat(p.keepAliveMax()).isEqualTo(-1);
+    }
 }

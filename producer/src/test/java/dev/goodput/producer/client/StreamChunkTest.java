@@ -70,4 +70,23 @@ class StreamChunkTest {
         assertThatThrownBy(() -> parse("{\"choices\":[{\"delta\":")).isInstanceOf(IOException.class);
         assertThatThrownBy(() -> parse("not json")).isInstanceOf(IOException.class);
     }
+
+    /** llama.cpp's final chunk: its per-request timings, its build, and an in-stream error's type. */
+    @Test
+    void llamaCppTimingsFingerprintAndErrorType() throws IOException {
+        parse("{\"choices\":[],\"system_fingerprint\":\"b1-80fb11a\",\"usage\":{\"completion_tokens\":4,\"prompt_tokens\":29},"
+                + "\"timings\":{\"cache_n\":3,\"prompt_n\":26,\"prompt_ms\":39.077,\"prompt_per_token_ms\":1.5,"
+                + "\"predicted_n\":4,\"predicted_ms\":18.177,\"predicted_per_token_ms\":4.54}}");
+        assertThat(c.timings()).containsExactly(26, 39.077, 4, 18.177, 3);
+        assertThat(c.fingerprint()).isEqualTo("b1-80fb11a");
+        parse("{\"choices\":[{\"delta\":{\"content\":\"x\"}}],\"system_fingerprint\":\"other\"}");
+        assertThat(c.timings()).isNull();
+        // the stream's first fingerprint is kept
+        assertThat(c.fingerprint()).isEqualTo("b1-80fb11a");
+        parse("{\"timings\":{\"prompt_n\":1}}");
+        assertThat(c.timings()).as("timings without the four figures are not used").isNull();
+        parse("{\"error\":{\"code\":500,\"message\":\"Failed to parse input\",\"type\":\"server_error\"}}");
+        assertThat(c.error()).isEqualTo("Failed to parse input");
+        assertThat(c.errorType()).isEqualTo("server_error");
+    }
 }
