@@ -13,6 +13,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
@@ -32,6 +33,7 @@ import dev.goodput.producer.client.TargetPreflight;
 import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
+import dev.goodput.producer.load.Preparation;
 import dev.goodput.producer.load.Scenario;
 import dev.goodput.producer.load.Trace;
 import dev.goodput.producer.publish.KafkaEventSink;
@@ -221,9 +223,9 @@ public final class ProduceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         checkRanges();
-        final Contract.Objectives objectives = goodput == null ? null : objectives();
+        final Contract.Objectives objectives = goodput == null ? null : checked("", () -> SloFlags.parse(goodput));
         final PrintStream out = System.out;
-        final TimingPriority priority = timingPriority();
+        final TimingPriority priority = checked("--timing-priority: ", () -> TimingPriority.parse(timingPriority));
         final Contract contract = ContractLoader.load(contractFile);
         final Path corpusFile = ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent());
         final Corpus corpus = Corpus.load(corpusFile);
@@ -268,6 +270,8 @@ public final class ProduceCommand implements Callable<Integer> {
             if (!targetOptions.skipPreflight()) {
                 out.println(TargetPreflight.check(client, t, corpus, RunIdentity.of(contract, "preflight", t.targetId())));
             }
+            final Preparation preparation = checked(contractFile + ": ", () -> Preparation.of(contract.tokenizerName(),
+                    contractFile.toAbsolutePath().getParent(), t, trace == null ? scenarios : List.of(), corpus, out));
             final Properties props = connection.kafka(producerConfig);
             final SchemaRegistryClient registry = connection.registry(props);
             // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
@@ -306,7 +310,7 @@ public final class ProduceCommand implements Callable<Integer> {
                             gen, arrivalProcess, burstiness != null ? burstiness : contract.arrival().burstiness(),
                             roll == 1 ? (warmupS != null ? warmupS : contract.arrival().warmupS()) : 0, rollEveryS, null, rampUpS, null,
                             Math.round(latenessBoundMs * 1000), seed + roll, Duration.ofMillis(Math.round(progressS * 1000)),
-                            maxConcurrency));
+                            maxConcurrency, preparation));
                 }
                 for (Scenario sc : continuous ? List.<Scenario>of() : scenarios) {
                     if (g.stopped()) {
@@ -317,7 +321,7 @@ public final class ProduceCommand implements Callable<Integer> {
                             warmupS != null ? warmupS : contract.arrival().warmupS(),
                             runDuration, numRequests, rampUpS, trace,
                             Math.round(latenessBoundMs * 1000), seed, Duration.ofMillis(Math.round(progressS * 1000)),
-                            maxConcurrency));
+                            maxConcurrency, preparation));
                 }
             } finally {
                 finished.countDown();
@@ -340,19 +344,12 @@ public final class ProduceCommand implements Callable<Integer> {
         return outcome == null ? 0 : outcome.exitCode(out);
     }
 
-    private Contract.Objectives objectives() {
+    /** A value read from a flag or a file; a refusal ends the command with exit 2, naming it. */
+    private <T> T checked(String what, Supplier<T> read) {
         try {
-            return SloFlags.parse(goodput);
+            return read.get();
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
-    }
-
-    private TimingPriority timingPriority() {
-        try {
-            return TimingPriority.parse(timingPriority);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--timing-priority: " + e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), what + e.getMessage());
         }
     }
 

@@ -21,13 +21,13 @@ import dev.goodput.metrics.ServingSummary;
 import dev.goodput.metrics.SloFlags;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
-import dev.goodput.producer.Prompts;
 import dev.goodput.producer.client.EventSink;
 import dev.goodput.producer.client.RequestExecution;
 import dev.goodput.producer.client.RequestSpec;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.tokens.PromptSizer;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -47,11 +47,12 @@ public final class LoadRun {
      * @param maxConcurrency  cap on requests in flight in an open loop (vLLM's --max-concurrency), or null
      * @param trace          the trace replayed by {@code --arrival trace} (send times, and lengths and shared prefixes
      *                       where it has them), or null
+     * @param preparation    how prompts are sized (the contract's tokenizer), and what was learned of the target
      */
     public record Settings(Target target, RunIdentity identity, Scenario scenario, Corpus corpus, String generatorId,
                            String arrival, Double burstiness, double warmupS, Double durationS, Long numRequests,
                            double rampUpS, Trace trace, long latenessBoundUs, long seed, Duration progressEvery,
-                           Integer maxConcurrency) {
+                           Integer maxConcurrency, Preparation preparation) {
 
         public Settings {
             if (durationS == null && numRequests == null && !"trace".equals(arrival)) {
@@ -63,6 +64,15 @@ public final class LoadRun {
             if (maxConcurrency != null && (maxConcurrency < 1 || scenario.closedLoop())) {
                 throw new IllegalArgumentException("--max-concurrency caps an open loop, with 1 or more");
             }
+        }
+
+        /** Prompts sized in whitespace tokens (the simulator's). */
+        public Settings(Target target, RunIdentity identity, Scenario scenario, Corpus corpus, String generatorId,
+                        String arrival, Double burstiness, double warmupS, Double durationS, Long numRequests,
+                        double rampUpS, Trace trace, long latenessBoundUs, long seed, Duration progressEvery,
+                        Integer maxConcurrency) {
+            this(target, identity, scenario, corpus, generatorId, arrival, burstiness, warmupS, durationS, numRequests,
+                    rampUpS, trace, latenessBoundUs, seed, progressEvery, maxConcurrency, Preparation.WHITESPACE);
         }
 
         /** Without a concurrency cap. */
@@ -235,13 +245,14 @@ public final class LoadRun {
         final int outputTokens = traced != null && traced.outputTokens() != null ? Math.max(1, traced.outputTokens())
                 : s.scenario().outputTokens();
         // a trace's shared block ids become shared prompt blocks: requests with the same leading ids share that prefix
-        final String prompt = traced != null && traced.hashIds() != null
-                ? Prompts.build(entry.prompt(), promptTokens, traced.hashIds(), Trace.MOONCAKE_BLOCK_TOKENS, prefixSeed)
-                : Prompts.build(entry.prompt(), promptTokens, prefixSeed);
+        final PromptSizer sizer = s.preparation().sizer();
+        final PromptSizer.Sized prompt = traced != null && traced.hashIds() != null
+                ? sizer.build(entry.prompt(), promptTokens, traced.hashIds(), Trace.MOONCAKE_BLOCK_TOKENS, prefixSeed)
+                : sizer.build(entry.prompt(), promptTokens, prefixSeed);
         // an exact answer length where the target takes one (ignore_eos, vLLM's min_tokens): only for a trace's lengths
         final Integer minTokens = traced != null && traced.outputTokens() != null && s.identity().decoding().ignoreEos() ? outputTokens : null;
-        return new RequestSpec(idPrefix + seq, s.scenario().id(), prompt,
-                Prompts.countTokens(prompt), entry.expected(), outputTokens, minTokens, intendedUs, warmup);
+        return new RequestSpec(idPrefix + seq, s.scenario().id(), prompt.text(),
+                prompt.tokens(), entry.expected(), outputTokens, minTokens, intendedUs, warmup);
     }
 
     /** Waits until {@code endUs} on this clock, or until the run is stopped. */
@@ -279,7 +290,10 @@ public final class LoadRun {
                 .setLatenessP50Us(late.getValueAtPercentile(50)).setLatenessP99Us(p99)
                 .setLatenessMaxUs(late.getMaxValue()).setLatenessBoundUs(s.latenessBoundUs())
                 .setGeneratorSaturated(p99 > s.latenessBoundUs())
-                .setGeneratorCpuS(cpuS).setWallS(wallS).build();
+                .setGeneratorCpuS(cpuS).setWallS(wallS)
+                .setTokenizer(s.preparation().sizer().tokenizer())
+                .setChatTemplateTokens(s.preparation().chatTemplateTokens())
+                .setTargetVersion(s.preparation().targetVersion()).build();
     }
 
     /**
