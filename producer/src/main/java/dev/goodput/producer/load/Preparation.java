@@ -41,7 +41,7 @@ public record Preparation(PromptSizer sizer, Integer chatTemplateTokens, String 
                                  Corpus corpus, PrintStream out) {
         final TokenCounter counter = TokenCounters.forContract(tokenizerName, contractDir, TargetFacts.root(target),
                 target.model(), target.headers());
-        final PromptSizer sizer = new PromptSizer(counter, !target.chat());
+        final PromptSizer sizer = target.chat() ? PromptSizer.forChat(counter) : PromptSizer.forCompletions(counter);
         final List<PromptSizer.Sized> samples = new ArrayList<>();
         final TreeSet<Integer> lengths = new TreeSet<>();
         scenarios.forEach(s -> lengths.add(s.promptTokens()));

@@ -24,7 +24,7 @@ public final class PromptSizer {
             + "timber umber valley willow yarrow zephyr").split(" ");
 
     /** The simulator's: one token per word. */
-    public static final PromptSizer WHITESPACE = new PromptSizer(TokenCounter.WHITESPACE, false);
+    public static final PromptSizer WHITESPACE = new PromptSizer(TokenCounter.WHITESPACE, false, false);
 
     /** A sized prompt and its length in the tokenizer. */
     public record Sized(String text, int tokens) {
@@ -37,15 +37,29 @@ public final class PromptSizer {
     private final int[] lead;
     /** The cheapest word in the middle of a text: what fills the last tokens. */
     private final int cheapest;
+    /** Every prompt starts with the same word: see {@link #forChat}. */
+    private final boolean fixedLead;
     private final Map<String, int[]> questions = new ConcurrentHashMap<>();
 
+    /** Completions prompts, counted with the special tokens the engine adds (a BOS token, say). */
+    public static PromptSizer forCompletions(TokenCounter counter) {
+        return new PromptSizer(counter, true, false);
+    }
+
     /**
-     * @param special count the special tokens the engine adds (a completions prompt's BOS); false for chat content,
-     *                whose template's tokens are measured apart
+     * Chat content, counted without special tokens: the template's own are measured apart. Inside a
+     * template the content's first word follows the template's text, where it may split otherwise
+     * than at the start of a text; every prompt starts with the same word, so that the template's
+     * measured tokens hold for every prompt.
      */
-    public PromptSizer(TokenCounter counter, boolean special) {
+    public static PromptSizer forChat(TokenCounter counter) {
+        return new PromptSizer(counter, false, counter != TokenCounter.WHITESPACE);
+    }
+
+    PromptSizer(TokenCounter counter, boolean special, boolean fixedLead) {
         this.counter = counter;
         this.special = special;
+        this.fixedLead = fixedLead;
         this.mid = new int[VOCABULARY.length];
         this.lead = new int[VOCABULARY.length];
         final String anchor = VOCABULARY[0];
@@ -116,7 +130,7 @@ public final class PromptSizer {
     /** Appends one word that fits before {@code end}; false when none fits (the prompt stays a token short). */
     private boolean append(StringBuilder sb, int[] written, int end, SplittableRandom random) {
         final boolean first = sb.length() == 0;
-        int w = random.nextInt(VOCABULARY.length);
+        int w = first && fixedLead ? cheapest : random.nextInt(VOCABULARY.length);
         int cost = first ? lead[w] : mid[w];
         if (written[0] + cost > end) {
             w = cheapest;

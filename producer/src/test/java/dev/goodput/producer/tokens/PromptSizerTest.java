@@ -81,7 +81,7 @@ class PromptSizerTest {
             assertThat(counter.count("alpha bravo", false)).isEqualTo(1 + 5);
             assertThat(counter.count("alpha bravo", true)).isEqualTo(1 + 1 + 5);
             for (boolean special : new boolean[] {false, true}) {
-                final PromptSizer sizer = new PromptSizer(counter, special);
+                final PromptSizer sizer = special ? PromptSizer.forCompletions(counter) : PromptSizer.forChat(counter);
                 final List<PromptSizer.Sized> samples = new ArrayList<>();
                 for (int length : new int[] {150, 151, 257, 1024}) {
                     for (long seed = 0; seed < 5; seed++) {
@@ -101,7 +101,7 @@ class PromptSizerTest {
     void sharedBlocksAreSharedWordForWord(@TempDir Path dir) throws IOException {
         letterTokenizer(dir);
         try (TokenCounter counter = TokenCounters.forContract("letters-tokenizer.json", dir, null, "m", Map.of())) {
-            final PromptSizer sizer = new PromptSizer(counter, true);
+            final PromptSizer sizer = PromptSizer.forCompletions(counter);
             final PromptSizer.Sized a = sizer.build("Why?", 300, new long[] {11, 12}, 64, 1);
             final PromptSizer.Sized b = sizer.build("How?", 300, new long[] {11, 12}, 64, 2);
             assertThat(counter.count(a.text(), true)).isEqualTo(300);
