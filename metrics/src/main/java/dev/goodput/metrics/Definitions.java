@@ -37,6 +37,22 @@ public final class Definitions {
         return actualUs - intendedUs;
     }
 
+    /** The share of the measured TTFT that the generator's own lateness may take before it is called saturated. */
+    public static final double SATURATION_SHARE = 0.05;
+
+    /**
+     * Whether the generator, not the target, may have limited the load: its dispatch lateness p99 is
+     * above the bound AND above {@link #SATURATION_SHARE} of the TTFT median it measured (latencies run
+     * from the intended send, so lateness is inside them; 2 ms of lateness does not bend a 500 ms TTFT,
+     * but bends a 10 ms one). With no TTFT measured, the bound alone decides.
+     */
+    public static boolean generatorSaturated(long latenessP99Us, long boundUs, long ttftP50Us) {
+        if (latenessP99Us <= boundUs) {
+            return false;
+        }
+        return ttftP50Us <= 0 || latenessP99Us > SATURATION_SHARE * ttftP50Us;
+    }
+
     /**
      * TPOT (vLLM): (E2E - TTFT) / (output tokens - 1); NaN for fewer than 2 output tokens, where it
      * is undefined (such requests are judged on TTFT and E2E only, see {@link #failedObjectives}).

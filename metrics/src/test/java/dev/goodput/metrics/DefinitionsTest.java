@@ -94,4 +94,19 @@ class DefinitionsTest {
         assertThat(back).isEqualTo(h);
         assertThat(back.getMaxValue()).isEqualTo(h.highestEquivalentValue(Histograms.MAX_TOKEN_LATENCY_US));
     }
+
+    @Test
+    void theGeneratorIsSaturatedWhenItsLatenessIsAboveTheBoundAndAMaterialShareOfTtft() {
+        // within the bound: never
+        assertThat(Definitions.generatorSaturated(900, 1_000, 0)).isFalse();
+        // above the bound, 2 ms against a 500 ms TTFT median (0.4 %): the target's latency, not the generator's
+        assertThat(Definitions.generatorSaturated(2_000, 1_000, 500_000)).isFalse();
+        // above the bound and above 5 % of a 10 ms median
+        assertThat(Definitions.generatorSaturated(2_000, 1_000, 10_000)).isTrue();
+        // the edge: 5 % exactly is not above it
+        assertThat(Definitions.generatorSaturated(2_000, 1_000, 40_000)).isFalse();
+        assertThat(Definitions.generatorSaturated(2_001, 1_000, 40_000)).isTrue();
+        // nothing measured: the bound decides
+        assertThat(Definitions.generatorSaturated(2_000, 1_000, 0)).isTrue();
+    }
 }

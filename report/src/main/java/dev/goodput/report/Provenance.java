@@ -1,11 +1,5 @@
 package dev.goodput.report;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,8 +8,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.config.ClientConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.utils.internals.AppInfoParser;
@@ -50,34 +42,6 @@ public record Provenance(String goodputVersion, String javaVersion, String javaV
             final var mv = features.finalizedFeatures().get("metadata.version");
             return mv == null ? null : "metadata.version level " + mv.maxVersionLevel();
         } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
-
-    /**
-     * Asks an OpenAI-compatible server for its version: {@code GET /version} at the root (vLLM's
-     * route; the simulator answers it too), else the {@code Server} header of {@code GET /v1/models}.
-     * Null when it reports neither; never fails the report.
-     */
-    public static String probeTarget(String baseUrl) {
-        final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-        final URI base = URI.create(baseUrl.endsWith("/") ? baseUrl : baseUrl + "/");
-        try {
-            final HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("/version"))
-                    .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 200) {
-                final JsonNode v = new ObjectMapper().readTree(r.body()).path("version");
-                if (v.isTextual()) {
-                    return v.asText();
-                }
-            }
-            final HttpResponse<Void> m = http.send(HttpRequest.newBuilder(base.resolve("models"))
-                    .timeout(Duration.ofSeconds(3)).GET().build(), HttpResponse.BodyHandlers.discarding());
-            return m.headers().firstValue("server").orElse(null);
-        } catch (IOException | RuntimeException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

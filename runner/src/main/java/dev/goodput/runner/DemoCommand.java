@@ -33,10 +33,12 @@ import dev.goodput.producer.cli.TargetOptions;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.client.TargetFacts;
 import dev.goodput.producer.client.TargetPreflight;
 import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
+import dev.goodput.producer.load.Preparation;
 import dev.goodput.producer.load.Scenario;
 import dev.goodput.producer.publish.KafkaEventSink;
 import dev.goodput.producer.sim.SimConfig;
@@ -116,6 +118,10 @@ final class DemoCommand implements Callable<Integer> {
             + " takes them: ttft:200 tpot:50 e2el:5000 (default: the contract's).")
     List<String> goodput;
 
+    @Option(names = "--lateness-bound-ms", defaultValue = "1", description = "Dispatch lateness p99 above which, if it is"
+            + " also above 5 %% of the TTFT median, a scenario is marked generator-saturated (default: ${DEFAULT-VALUE} ms).")
+    double latenessBoundMs;
+
     @Option(names = "--report-dir", defaultValue = ".goodput/reports", description = "Where the run's report bundle goes, in a folder named by the run id (default: ${DEFAULT-VALUE}).")
     Path reportDir;
 
@@ -156,6 +162,8 @@ final class DemoCommand implements Callable<Integer> {
                         givenTarget.targetId())));
             }
         }
+        // the contract's tokenizer: settled, or refused with the fix, before anything starts
+        final Preparation givenPreparation = givenTarget == null ? null : prepare(contract, givenTarget, matrix, corpus, out);
         if (!connection.namesCluster()) {
             StartupException.requireLocalBroker("goodput demo");
         }
@@ -224,7 +232,10 @@ final class DemoCommand implements Callable<Integer> {
             out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
             out.flush();
             final Target target = givenTarget != null ? givenTarget : targetOptions.target(sim.baseUrl(), contract, "simulator");
-            final String targetVersion = Provenance.probeTarget(target.baseUrl());
+            final Preparation preparation = givenPreparation != null ? givenPreparation
+                    : prepare(contract, target, matrix, corpus, out);
+            final String targetVersion = preparation.targetVersion() != null ? preparation.targetVersion()
+                    : TargetFacts.version(target);
             RunOutcome outcome = null;
             // an external broker or registry can go away under the demo: say so, as the separate commands do
             try (ConnectionWatch watch = external
@@ -234,7 +245,7 @@ final class DemoCommand implements Callable<Integer> {
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000, runId)
                             .closeWindowsAfter(streamsConfig.window().plus(streamsConfig.grace())), out)) {
                 outcome = generator.outcome();
-                final Thread load = new Thread(() -> loop(generator, matrix, contract, objectives, corpus, target, runId, stop),
+                final Thread load = new Thread(() -> loop(generator, matrix, contract, objectives, corpus, target, preparation, runId, stop),
                         "goodput-demo-load");
                 load.start();
                 watch(streams, streamsFailures, sink, stop, failedPart);
@@ -329,7 +340,7 @@ final class DemoCommand implements Callable<Integer> {
             out.println("scenario " + s.scenarioId() + " (from the pipeline's final windows and the sink's prices):");
             s.serving().lines().forEach(out::println);
         }
-        account(out, records, dlq);
+        DemoAccount.print(out, records, dlq);
         final Path page = ReportCommand.write(records.withDeadLetters(dlq), List.of(contractFile), reportDir.resolve(runId),
                 Provenance.probeBroker(props), targetVersion,
                 ReportCommand.commands(connection.namesCluster()
@@ -338,27 +349,18 @@ final class DemoCommand implements Callable<Integer> {
         out.println("Report: " + page.toAbsolutePath());
     }
 
-    /**
-     * What the run measured against what the pipeline made of it: the generators' measured requests
-     * against the verdicts, and what went to the DLQ by reason. A gap is said first, not left to be
-     * found in requests.csv.
-     */
-    static void account(PrintStream out, RunRecords records, Map<String, Long> dlq) {
-        final long measured = records.runs().stream().mapToLong(r -> r.getRequests() - r.getWarmupRequests()).sum();
-        final long verdicts = records.verdicts().size();
-        final long refused = dlq.values().stream().mapToLong(Long::longValue).sum();
-        if (verdicts != measured) {
-            out.printf(Locale.ROOT, "WARNING: the generators measured %d requests and the results hold %d verdicts: %d %s%n",
-                    measured, verdicts, Math.abs(measured - verdicts), verdicts < measured ? "missing" : "too many");
+    /** How prompts are sized for the target (the contract's tokenizer), or a refusal with the fix: exit 2. */
+    private Preparation prepare(Contract contract, Target target, Matrix matrix, Corpus corpus, PrintStream out) {
+        try {
+            return Preparation.of(contract.tokenizerName(), contractFile.toAbsolutePath().getParent(), target,
+                    matrix.scenarios(), corpus, out);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), contractFile + ": " + e.getMessage());
         }
-        out.printf(Locale.ROOT, "Accounted: %d measured requests, %d verdicts; %d records refused to %s during the run%s%n",
-                measured, verdicts, refused, Topics.DLQ.name(), dlq.isEmpty() ? "" : " (" + dlq.entrySet().stream()
-                        .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")) + ")");
     }
 
     private void loop(Generator g, Matrix matrix, Contract contract, Contract.Objectives objectives, Corpus corpus,
-                      Target target, String runId,
-                      CountDownLatch stop) {
+                      Target target, Preparation preparation, String runId, CountDownLatch stop) {
         final double seconds = scenarioSeconds != null ? scenarioSeconds : matrix.durationS();
         try {
             while (!g.stopped()) {
@@ -370,7 +372,8 @@ final class DemoCommand implements Callable<Integer> {
                     g.run(new LoadRun.Settings(target, objectives == null ? identity : identity.withObjectives(objectives),
                             sc, corpus,
                             "demo", contract.arrival().process(), contract.arrival().burstiness(),
-                            contract.arrival().warmupS(), seconds, null, 0, null, 1_000, 1, Duration.ofSeconds(5)));
+                            contract.arrival().warmupS(), seconds, null, 0, null, Math.round(latenessBoundMs * 1000), 1,
+                            Duration.ofSeconds(5), null, preparation));
                 }
             }
         } catch (RuntimeException e) {

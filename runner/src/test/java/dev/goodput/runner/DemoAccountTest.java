@@ -25,7 +25,7 @@ class DemoAccountTest {
                 Collections.nCopies(verdicts, SampleRecords.verdict()), List.of(), List.of(), List.of(), Map.of(), Map.of(),
                 new ChunkArrivals());
         final ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        DemoCommand.account(new PrintStream(buf, true, StandardCharsets.UTF_8), r, dlq);
+        DemoAccount.print(new PrintStream(buf, true, StandardCharsets.UTF_8), r, dlq);
         return buf.toString(StandardCharsets.UTF_8);
     }
 

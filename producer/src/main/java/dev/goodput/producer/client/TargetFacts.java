@@ -33,17 +33,31 @@ public final class TargetFacts {
         return URI.create(e.getScheme() + "://" + e.getRawAuthority() + "/");
     }
 
-    /** The target's build: llama.cpp's {@code /props} build_info, else {@code /version}'s version; null when neither answers. */
+    /**
+     * The target's build: llama.cpp's {@code /props} build_info, else {@code /version}'s version (vLLM's
+     * route; the simulator answers it too), else the {@code Server} header of its model list; null when
+     * it says none of these. Never fails.
+     */
     public static String version(Target target) {
         final JsonNode props = get(target, "props");
         if (props != null && props.hasNonNull("build_info")) {
             return "llama.cpp " + props.get("build_info").asText();
         }
         final JsonNode version = get(target, "version");
-        if (version != null && version.hasNonNull("version")) {
+        if (version != null && version.path("version").isTextual()) {
             return version.get("version").asText();
         }
-        return null;
+        try {
+            final HttpRequest.Builder b = HttpRequest.newBuilder(target.modelsUri()).timeout(TIMEOUT).GET();
+            target.headers().forEach(b::header);
+            return HttpClient.newBuilder().connectTimeout(TIMEOUT).build().send(b.build(), HttpResponse.BodyHandlers.discarding())
+                    .headers().firstValue("server").orElse(null);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     /**

@@ -16,6 +16,7 @@ import com.sun.management.OperatingSystemMXBean;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Micros;
 import dev.goodput.metrics.ServingSummary;
 import dev.goodput.metrics.SloFlags;
@@ -275,6 +276,7 @@ public final class LoadRun {
     private RunSummary summary(long startUs, long warmupEndUs, double wallS, double cpuS, long tokenEvents) {
         final Histogram late = stats.lateness();
         final long p99 = late.getValueAtPercentile(99);
+        final Histogram ttft = stats.ttft();
         return RunSummary.newBuilder()
                 .setContractId(s.identity().contractId()).setRunId(s.identity().runId())
                 .setScenarioId(s.scenario().id()).setGeneratorId(s.generatorId()).setTargetId(s.identity().targetId())
@@ -289,7 +291,8 @@ public final class LoadRun {
                 .setTokenEvents(tokenEvents)
                 .setLatenessP50Us(late.getValueAtPercentile(50)).setLatenessP99Us(p99)
                 .setLatenessMaxUs(late.getMaxValue()).setLatenessBoundUs(s.latenessBoundUs())
-                .setGeneratorSaturated(p99 > s.latenessBoundUs())
+                .setGeneratorSaturated(Definitions.generatorSaturated(p99, s.latenessBoundUs(),
+                        ttft.getTotalCount() == 0 ? 0 : ttft.getValueAtPercentile(50)))
                 .setGeneratorCpuS(cpuS).setWallS(wallS)
                 .setTokenizer(s.preparation().sizer().tokenizer())
                 .setChatTemplateTokens(s.preparation().chatTemplateTokens())

@@ -1,0 +1,35 @@
+package dev.goodput.runner;
+
+import java.io.PrintStream;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import dev.goodput.report.RunRecords;
+import dev.goodput.topics.Topics;
+
+/** The demo's last word on a run: what it measured against what the pipeline made of it. */
+final class DemoAccount {
+
+    private DemoAccount() {
+    }
+
+    /**
+     * What the run measured against what the pipeline made of it: the generators' measured requests
+     * against the verdicts, and what went to the DLQ by reason. A gap is said first, not left to be
+     * found in requests.csv.
+     */
+    static void print(PrintStream out, RunRecords records, Map<String, Long> dlq) {
+        final long measured = records.runs().stream().mapToLong(r -> r.getRequests() - r.getWarmupRequests()).sum();
+        final long verdicts = records.verdicts().size();
+        final long refused = dlq.values().stream().mapToLong(Long::longValue).sum();
+        if (verdicts != measured) {
+            out.printf(Locale.ROOT, "WARNING: the generators measured %d requests and the results hold %d verdicts: %d %s%n",
+                    measured, verdicts, Math.abs(measured - verdicts), verdicts < measured ? "missing" : "too many");
+        }
+        out.printf(Locale.ROOT, "Accounted: %d measured requests, %d verdicts; %d records refused to %s during the run%s%n",
+                measured, verdicts, refused, Topics.DLQ.name(), dlq.isEmpty() ? "" : " (" + dlq.entrySet().stream()
+                        .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")) + ")");
+    }
+
+}
