@@ -60,7 +60,8 @@ public final class TargetOptions {
     double timeoutS;
 
     @Option(names = "--stall-timeout", converter = Durations.Seconds.class, defaultValue = "30",
-            description = "A stream silent this long ends as TIMEOUT (default: ${DEFAULT-VALUE} s).")
+            description = "A response silent this long once it has begun ends as TIMEOUT; the wait for its head (a"
+                    + " server queueing the request) is TTFT, bounded by --timeout only (default: ${DEFAULT-VALUE} s).")
     double stallS;
 
     @Option(names = "--continuous-usage", description = "Ask for usage on every chunk (vLLM's continuous_usage_stats)"
