@@ -57,6 +57,9 @@ public final class Generator implements AutoCloseable {
                 summary.getScenarioId(), summary.getRequests(), summary.getRequestsOk(), summary.getRequestsError(),
                 summary.getRequestsTimeout(), summary.getRequestsAbandoned(), percentiles, summary.getGeneratorCpuS());
         outcome.add(summary, run.errors());
+        if (run.promptWarning() != null) {
+            out.println(run.promptWarning());
+        }
         run.servingSummary(summary).lines().forEach(out::println);
         if (summary.getRequests() > 0 && summary.getRequestsOk() == 0) {
             out.printf(Locale.ROOT, "warning: no request of %s succeeded. Top error classes:%n", summary.getScenarioId());

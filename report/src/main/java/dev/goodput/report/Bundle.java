@@ -19,6 +19,7 @@ import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.ServerTimings;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.metrics.Definitions;
@@ -54,6 +55,7 @@ public final class Bundle {
             files.put("failures.csv", utf8(failuresCsv(r)));
             files.put("cost.csv", utf8(costCsv(r.run().costs())));
             files.put("generator.csv", utf8(generatorCsv(r.run().runs())));
+            files.put("engine.csv", utf8(EngineTable.csv(EngineTable.rows(r.run()))));
             files.put("assumptions.json", JSON.writeValueAsBytes(assumptions(r)));
             files.put("summary.json", JSON.writeValueAsBytes(summary(r)));
             files.put("index.html", utf8(HtmlPage.render(r)));
@@ -125,7 +127,8 @@ public final class Bundle {
             "http_status", "error_message", "intended_send_time_us", "actual_send_time_us", "dispatch_lateness_us",
             "first_chunk_time_us", "first_answer_time_us", "last_chunk_time_us", "completion_time_us", "prompt_tokens",
             "output_tokens", "output_tokens_source", "content_chunks", "quality_score", "quality_pass", "ttft_us", "ttfat_us",
-            "tpot_us", "e2e_us", "slo_pass", "failed_objectives", "good");
+            "tpot_us", "e2e_us", "slo_pass", "failed_objectives", "good", "intended_prompt_tokens", "resends", "resend_reason",
+            "engine_prompt_n", "engine_prompt_ms", "engine_predicted_n", "engine_predicted_ms", "engine_cache_n");
 
     /** One row per request event (warm-up included, marked), with its verdict's fields when it has one. */
     static List<Map<String, Object>> requestRows(RunRecords run) {
@@ -163,6 +166,15 @@ public final class Bundle {
             m.put("slo_pass", v == null ? null : v.getSloPass());
             m.put("failed_objectives", v == null ? null : String.join(" ", v.getFailedObjectives()));
             m.put("good", v == null ? null : v.getGood());
+            m.put("intended_prompt_tokens", e.getIntendedPromptTokens());
+            m.put("resends", e.getResends());
+            m.put("resend_reason", e.getResendReason());
+            final ServerTimings t = e.getServerTimings();
+            m.put("engine_prompt_n", t == null ? null : t.getPromptN());
+            m.put("engine_prompt_ms", t == null ? null : t.getPromptMs());
+            m.put("engine_predicted_n", t == null ? null : t.getPredictedN());
+            m.put("engine_predicted_ms", t == null ? null : t.getPredictedMs());
+            m.put("engine_cache_n", t == null ? null : t.getCacheN());
             rows.add(m);
         }
         return rows;

@@ -108,6 +108,7 @@ final class HtmlPage {
         quality(h, r);
         windows(h, run);
         generator(h, run);
+        EngineTable.section(h, EngineTable.rows(run));
         assumptions(h, r);
         provenance(h, r);
 
@@ -336,7 +337,7 @@ final class HtmlPage {
             h.append("<p>").append(html(e.getKey())).append(":</p><pre>").append(html(e.getValue())).append("</pre>\n");
         }
         h.append("<p class=\"note\">Files in this folder: contract.yaml, requests.csv / requests.jsonl (every request, warm-up marked), "
-                + "scenarios.csv, windows.csv, failures.csv, cost.csv, generator.csv, assumptions.json, summary.json; manifest.json "
+                + "scenarios.csv, windows.csv, failures.csv, cost.csv, generator.csv, engine.csv, assumptions.json, summary.json; manifest.json "
                 + "holds the versions, the commands and each file's sha256.</p>\n");
     }
 

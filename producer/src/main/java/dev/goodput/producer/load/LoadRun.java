@@ -4,11 +4,13 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -17,6 +19,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.metrics.Definitions;
+import dev.goodput.metrics.EngineAccount;
 import dev.goodput.metrics.Micros;
 import dev.goodput.metrics.ServingSummary;
 import dev.goodput.metrics.SloFlags;
@@ -91,6 +94,9 @@ public final class LoadRun {
     private final Set<RequestExecution> inFlight = ConcurrentHashMap.newKeySet();
     /** Slots of the open-loop cap, or null without one. */
     private final Semaphore slots;
+    /** Requests whose server-counted prompt was more than 5 % off its intended length, and one of them. */
+    private final LongAdder promptsOff = new LongAdder();
+    private volatile String promptOffExample;
     /** Makes request ids unique across runs of the same scenario by the same generator (the demo loops its matrix). */
     private String idPrefix;
 
@@ -195,6 +201,12 @@ public final class LoadRun {
         if (slots != null) {
             slots.release();
         }
+        final Integer template = s.preparation().chatTemplateTokens();
+        if (e.getIntendedPromptTokens() != null && EngineAccount.promptOff(e.getIntendedPromptTokens(),
+                template == null ? 0 : template, e.getPromptTokens())) {
+            promptOffExample = e.getIntendedPromptTokens() + " intended, " + e.getPromptTokens() + " counted by the server";
+            promptsOff.increment();
+        }
         inFlight.remove(exec);
         stats.record(e);
         schedule.completed(Micros.of(e.getCompletionTimeUs()));
@@ -296,7 +308,7 @@ public final class LoadRun {
                 .setGeneratorCpuS(cpuS).setWallS(wallS)
                 .setTokenizer(s.preparation().sizer().tokenizer())
                 .setChatTemplateTokens(s.preparation().chatTemplateTokens())
-                .setTargetVersion(s.preparation().targetVersion()).build();
+                .setTargetVersion(s.preparation().targetVersion()).setPromptsOff(promptsOff.sum()).build();
     }
 
     /**
@@ -315,6 +327,17 @@ public final class LoadRun {
         return new ServingSummary("Serving Benchmark Result", ok, all - ok, stats.measuredGood.sum(), seconds,
                 stats.measuredInputTokens.sum(),
                 stats.measuredOutputTokens.sum(), stats.latency(), additions);
+    }
+
+    /**
+     * A warning when the server counted prompts more than 5 % away from their intended length (the
+     * contract's tokenizer is not the target's), else null.
+     */
+    public String promptWarning() {
+        final long off = promptsOff.sum();
+        return off == 0 ? null : String.format(Locale.ROOT, "WARNING: %d request(s) had prompts the server counted more than"
+                + " 5 %% away from their intended length (for example %s): is the contract's tokenizer (%s) the target's?",
+                off, promptOffExample, s.preparation().sizer().tokenizer());
     }
 
     /** This run's failed requests by error class, with an example message each. */
