@@ -56,6 +56,7 @@ public final class Bundle {
             files.put("cost.csv", utf8(costCsv(r.run().costs())));
             files.put("generator.csv", utf8(generatorCsv(r.run().runs())));
             files.put("engine.csv", utf8(EngineTable.csv(EngineTable.rows(r.run()))));
+            files.put("engine-timeline.csv", utf8(EngineTimeline.csv(EngineTimeline.spans(r.run()))));
             files.put("assumptions.json", JSON.writeValueAsBytes(assumptions(r)));
             files.put("summary.json", JSON.writeValueAsBytes(summary(r)));
             files.put("index.html", utf8(HtmlPage.render(r)));

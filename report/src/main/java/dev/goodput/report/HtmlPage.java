@@ -109,6 +109,7 @@ final class HtmlPage {
         windows(h, run);
         generator(h, run);
         EngineTable.section(h, EngineTable.rows(run));
+        EngineTimeline.section(h, EngineTimeline.spans(run));
         assumptions(h, r);
         provenance(h, r);
 
@@ -337,7 +338,7 @@ final class HtmlPage {
             h.append("<p>").append(html(e.getKey())).append(":</p><pre>").append(html(e.getValue())).append("</pre>\n");
         }
         h.append("<p class=\"note\">Files in this folder: contract.yaml, requests.csv / requests.jsonl (every request, warm-up marked), "
-                + "scenarios.csv, windows.csv, failures.csv, cost.csv, generator.csv, engine.csv, assumptions.json, summary.json; manifest.json "
+                + "scenarios.csv, windows.csv, failures.csv, cost.csv, generator.csv, engine.csv, engine-timeline.csv, assumptions.json, summary.json; manifest.json "
                 + "holds the versions, the commands and each file's sha256.</p>\n");
     }
 

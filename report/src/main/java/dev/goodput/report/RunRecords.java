@@ -17,6 +17,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.ServerMetrics;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.Micros;
@@ -35,6 +36,7 @@ import dev.goodput.topics.Topics;
  * @param costs   the per-window cost records of those windows
  * @param prices  every price version of the price keys the windows name
  * @param skipped records that could not be read back, by "topic (reason)": the report states them
+ * @param serverMetrics the engine's own metrics sampled during the run ({@code --server-metrics}), oldest first
  * @param deadLetters records refused to the DLQ during the run, by reason: the sum of the run's
  *                windows' {@code refused_events}, or what the demo counted on the DLQ itself
  *                ({@link #withDeadLetters}), which also holds records no window could be named for
@@ -44,19 +46,20 @@ import dev.goodput.topics.Topics;
 public record RunRecords(String runId, String replayId, List<RunSummary> runs, List<RequestEvent> requests,
                          List<RequestVerdict> verdicts, List<WindowStats> windows, List<CostRecord> costs,
                          List<GpuPrice> prices, Map<String, Long> skipped, Map<String, Long> deadLetters,
-                         ChunkArrivals chunks) {
+                         ChunkArrivals chunks, List<ServerMetrics> serverMetrics) {
 
     /** The same run with the DLQ counts taken on the DLQ itself (the demo knows where its run began there). */
     public RunRecords withDeadLetters(Map<String, Long> counted) {
         return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped,
-                new TreeMap<>(counted), chunks);
+                new TreeMap<>(counted), chunks, serverMetrics);
     }
 
     /** The same run with these token events' chunks (as read from the token topic). */
     public RunRecords withTokens(List<TokenEvent> tokens) {
         final ChunkArrivals c = new ChunkArrivals();
         tokens.stream().filter(t -> t.getRunId().equals(runId)).forEach(c::add);
-        return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped, deadLetters, c);
+        return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped, deadLetters, c,
+                serverMetrics);
     }
 
     /** Refused records by reason, summed over the windows' {@code refused_events}. */
@@ -92,8 +95,12 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 chunks.add(t);
             }
         }, skipped);
+        // the engine's own samples of the run, where its generators took any (--server-metrics)
+        final List<ServerMetrics> samples = TopicSnapshot.read(client, Topics.SERVER_METRICS.name(),
+                new AvroDeserializer<>(registry, ServerMetrics.class), skipped).stream()
+                .filter(m -> m.getRunId().equals(r.runId())).collect(Collectors.toList());
         return new RunRecords(r.runId(), r.replayId(), r.runs(), r.requests(), r.verdicts(), r.windows(), r.costs(), r.prices(),
-                skipped.counts(), r.deadLetters(), chunks);
+                skipped.counts(), r.deadLetters(), chunks, samples);
     }
 
     /**
@@ -139,7 +146,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 allVerdicts.stream().filter(v -> v.getRunId().equals(runId)).collect(Collectors.toList()),
                 sorted, new ArrayList<>(costs.values()),
                 allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()), Map.of(),
-                refusedInWindows(sorted), new ChunkArrivals());
+                refusedInWindows(sorted), new ChunkArrivals(), List.of());
     }
 
     /** What a scenario's generator is called when it left no run summary (killed mid-scenario). */

@@ -31,6 +31,7 @@ import dev.goodput.producer.Generator;
 import dev.goodput.producer.RunOutcome;
 import dev.goodput.producer.cli.TargetOptions;
 import dev.goodput.producer.client.RunIdentity;
+import dev.goodput.producer.client.ServerMetricsSampler;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
 import dev.goodput.producer.client.TargetFacts;
@@ -243,7 +244,9 @@ final class DemoCommand implements Callable<Integer> {
                  Generator generator = new Generator(new StreamingClient(1024, TimingPriority.AUTO),
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(),
                             Topics.REQUESTS.name(), Topics.RUNS.name(), 1_000_000, runId)
-                            .closeWindowsAfter(streamsConfig.window().plus(streamsConfig.grace())), out)) {
+                            .closeWindowsAfter(streamsConfig.window().plus(streamsConfig.grace())), out);
+                 ServerMetricsSampler sampler = givenTarget == null ? null : targetOptions.serverMetrics(target, contract.id(),
+                         runId, m -> generator.sink().serverMetrics(Topics.SERVER_METRICS.name(), m), out)) {
                 outcome = generator.outcome();
                 final Thread load = new Thread(() -> loop(generator, matrix, contract, objectives, corpus, target, preparation, runId, stop),
                         "goodput-demo-load");

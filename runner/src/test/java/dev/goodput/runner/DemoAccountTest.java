@@ -23,7 +23,7 @@ class DemoAccountTest {
         final RunSummary run = RunSummary.newBuilder(SampleRecords.runSummary()).setRequests(requests).setWarmupRequests(warmup).build();
         final RunRecords r = new RunRecords("run", null, List.of(run), List.of(),
                 Collections.nCopies(verdicts, SampleRecords.verdict()), List.of(), List.of(), List.of(), Map.of(), Map.of(),
-                new ChunkArrivals());
+                new ChunkArrivals(), List.of());
         final ByteArrayOutputStream buf = new ByteArrayOutputStream();
         DemoAccount.print(new PrintStream(buf, true, StandardCharsets.UTF_8), r, dlq);
         return buf.toString(StandardCharsets.UTF_8);

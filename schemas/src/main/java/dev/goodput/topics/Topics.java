@@ -14,6 +14,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.ServerMetrics;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import org.apache.kafka.clients.admin.Admin;
@@ -65,12 +66,16 @@ public final class Topics {
             new Topic<>("llm.cost", CostRecord.class, DEFAULT_PARTITIONS, KEEP_FOREVER);
     public static final Topic<RunSummary> RUNS =
             new Topic<>("llm.runs", RunSummary.class, 1, KEEP_FOREVER);
+    /** Samples of the engine's own metrics endpoint during runs (ServerMetrics), kept with the raw events for replay. */
+    public static final Topic<ServerMetrics> SERVER_METRICS =
+            new Topic<>("llm.server-metrics", ServerMetrics.class, 1, KEEP_FOREVER);
     public static final Topic<byte[]> DLQ =
             new Topic<>("llm.dlq", byte[].class, 1, KEEP_FOREVER);
     /** The in-process registry's own compacted store, laid out as Confluent's. */
     public static final String SCHEMAS = "_schemas";
 
-    public static final List<Topic<?>> ALL = List.of(TOKENS, REQUESTS, VERDICTS, WINDOW_STATS, PRICES, COST, RUNS, DLQ);
+    public static final List<Topic<?>> ALL = List.of(TOKENS, REQUESTS, VERDICTS, WINDOW_STATS, PRICES, COST, RUNS, SERVER_METRICS,
+            DLQ);
 
     private Topics() {
     }

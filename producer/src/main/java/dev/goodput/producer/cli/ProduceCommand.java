@@ -27,6 +27,7 @@ import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.RunOutcome;
 import dev.goodput.producer.client.RunIdentity;
+import dev.goodput.producer.client.ServerMetricsSampler;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
 import dev.goodput.producer.client.TargetPreflight;
@@ -276,7 +277,7 @@ public final class ProduceCommand implements Callable<Integer> {
             final SchemaRegistryClient registry = connection.registry(props);
             // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
             try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
-                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
+                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS, Topics.SERVER_METRICS), (short) -1);
             }
             final String run = runId != null ? runId : newRunId();
             final String gen = generatorId != null ? generatorId : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
@@ -286,7 +287,9 @@ public final class ProduceCommand implements Callable<Integer> {
             try (ConnectionWatch watch = new ConnectionWatch("produce", props, registry);
                  Generator g = new Generator(client,
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
-                            publishBuffer, run).closeWindowsAfter(Duration.ofMillis(Math.round(closeWindowsAfterS * 1000))), out)) {
+                            publishBuffer, run).closeWindowsAfter(Duration.ofMillis(Math.round(closeWindowsAfterS * 1000))), out);
+                 ServerMetricsSampler sampler = targetOptions.serverMetrics(t, contract.id(), run,
+                         m -> g.sink().serverMetrics(Topics.SERVER_METRICS.name(), m), out)) {
                 // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event
                 hook = new Thread(() -> {
                     g.stop();

@@ -1,5 +1,6 @@
 package dev.goodput.producer.cli;
 
+import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,11 +9,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
 
+import dev.goodput.avro.ServerMetrics;
 import dev.goodput.config.Durations;
 import dev.goodput.config.Redact;
 import dev.goodput.contract.Contract;
+import dev.goodput.producer.client.ServerMetricsSampler;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.client.TargetFacts;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 
@@ -72,8 +77,41 @@ public final class TargetOptions {
             + " sending one test request.")
     boolean skipPreflight;
 
+    @Option(names = "--server-metrics", description = "The engine's Prometheus endpoint, sampled during the run and kept on"
+            + " llm.server-metrics (vLLM, SGLang and llama.cpp names): default the target's /metrics when it answers; none: off.")
+    String serverMetrics;
+
+    @Option(names = "--server-metrics-every", converter = Durations.Seconds.class, defaultValue = "5",
+            description = "How often --server-metrics is sampled (default: ${DEFAULT-VALUE} s).")
+    double serverMetricsEveryS;
+
     public boolean skipPreflight() {
         return skipPreflight;
+    }
+
+    /**
+     * Samples the engine's own metrics for the run (the target's {@code /metrics} unless {@code
+     * --server-metrics} names another or none), saying on {@code out} what it found; null when nothing.
+     */
+    public ServerMetricsSampler serverMetrics(Target t, String contractId, String runId, Consumer<ServerMetrics> sink,
+                                              PrintStream out) {
+        if ("none".equals(serverMetrics)) {
+            return null;
+        }
+        if (!(serverMetricsEveryS > 0)) {
+            throw refused("--server-metrics-every must be more than 0");
+        }
+        final URI uri;
+        try {
+            uri = serverMetrics != null ? URI.create(serverMetrics) : TargetFacts.root(t).resolve("metrics");
+        } catch (IllegalArgumentException e) {
+            throw refused("--server-metrics " + serverMetrics + " is not a URL");
+        }
+        final ServerMetricsSampler s = ServerMetricsSampler.start(uri, Duration.ofMillis(Math.round(serverMetricsEveryS * 1000)),
+                contractId, runId, t.targetId(), sink);
+        out.println(s == null ? "server metrics: none at " + uri + " (--server-metrics URL names the engine's endpoint)"
+                : "server metrics: " + uri + " every " + serverMetricsEveryS + " s, kept on llm.server-metrics");
+        return s;
     }
 
     /** The --target URL, or null. */

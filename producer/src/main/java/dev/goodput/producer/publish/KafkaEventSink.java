@@ -12,6 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.ServerMetrics;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.producer.client.EventSink;
 import dev.goodput.registry.SchemaRegistryClient;
@@ -163,6 +164,11 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
         offer(new ProducerRecord<>(requestsTopic, null, event.getCompletionTimeUs().toEpochMilli(), event.getRequestId(),
                 event));
         requestsOffered.increment();
+    }
+
+    /** Queues a sample of the engine's own metrics for {@code topic}, keyed by its run, as events are queued. */
+    public void serverMetrics(String topic, ServerMetrics sample) {
+        offer(new ProducerRecord<>(topic, sample.getRunId(), sample));
     }
 
     /** Publishes a scenario's summary and waits for the broker's acknowledgement. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,17 +13,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.ServerMetrics;
 import dev.goodput.metrics.Micros;
 import dev.goodput.producer.CollectingSink;
 import dev.goodput.producer.HttpFixtures;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.client.RequestExecution;
 import dev.goodput.producer.client.RequestSpec;
+import dev.goodput.producer.client.ServerMetricsSampler;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
 import dev.goodput.producer.load.LoadRun;
@@ -165,8 +169,20 @@ class LlamaServerIT {
         final Duration stall = Duration.ofMillis(300);
         final Run atSlots = run(target(false, seconds(120), stall), "server", new Scenario(32, 48, null, SLOTS, "cold"),
                 "closed_loop", 8.0, null);
-        final Run overloaded = run(target(false, seconds(120), stall), "server", new Scenario(32, 48, null, 2 * SLOTS, "cold"),
-                "closed_loop", 8.0, null);
+        // the engine's own view of its queue, sampled as a run does (--server-metrics)
+        final List<ServerMetrics> samples = new CopyOnWriteArrayList<>();
+        final Run overloaded;
+        try (ServerMetricsSampler sampler = ServerMetricsSampler.start(URI.create(server.base() + "/metrics"),
+                Duration.ofMillis(250), "c", "r", "llama-server", samples::add)) {
+            assertThat(sampler).as("llama-server's /metrics is an engine's").isNotNull();
+            overloaded = run(target(false, seconds(120), stall), "server", new Scenario(32, 48, null, 2 * SLOTS, "cold"),
+                    "closed_loop", 8.0, null);
+        }
+        assertThat(samples).allMatch(m -> m.getEngine().equals("llamacpp"));
+        assertThat(samples.stream().mapToDouble(ServerMetrics::getQueued).max().orElse(0))
+                .as("the engine counted requests waiting for a slot").isPositive();
+        assertThat(samples.get(samples.size() - 1).getGenerationTokensTotal())
+                .isGreaterThan(samples.get(0).getGenerationTokensTotal());
         for (Run r : List.of(atSlots, overloaded)) {
             assertThat(r.requests()).isNotEmpty().allSatisfy(e ->
                     assertThat(e.getStatus()).as(e.getErrorMessage()).isEqualTo(RequestStatus.OK));

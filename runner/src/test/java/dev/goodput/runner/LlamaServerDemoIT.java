@@ -1,0 +1,91 @@
+package dev.goodput.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.goodput.producer.engine.LlamaServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The README's main job against a real engine, as a user runs it: {@code goodput demo --target} a
+ * llama-server (2 slots) under the engine's contract (prompts sized by its own /tokenize), twice as
+ * many concurrent requests as slots with a stall timeout below the wait for a slot. The bundle must
+ * set the engine's account beside the client's, and the engine's queue beside TTFT.
+ */
+class LlamaServerDemoIT {
+
+    @Test
+    void theDemoAgainstARealEngineReconcilesWithTheEnginesOwnAccount(@TempDir Path dir) throws Exception {
+        try (LlamaServer server = LlamaServer.start(2, 2048)) {
+            final Path matrix = dir.resolve("matrix.yaml");
+            Files.writeString(matrix, "prompt_tokens: [128]\noutput_tokens: [32]\nconcurrency: [4]\ncache: [cold]\nduration_s: 12\n");
+            final Path contract = dir.resolve("contract.yaml");
+            Files.writeString(contract, Files.readString(Path.of("../engine/contract.yaml"))
+                    .replace("name: tiny-llama2 ", "name: " + LlamaServer.MODEL + " ")
+                    .replace("../config/corpus/prompts.jsonl", Path.of("../config/corpus/prompts.jsonl").toAbsolutePath().toString()));
+            try (ChildCli demo = ChildCli.start("demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
+                    "--report-dir", dir.resolve("reports").toString(), "--contract", contract.toString(), "--matrix", matrix.toString(),
+                    "--prices", "../config/prices.yaml", "--target", server.v1(), "--stall-timeout", "1s",
+                    "--server-metrics-every", "1s", "--duration", "20s")) {
+                assertThat(demo.waitForExit()).as(demo.output()).isZero();
+                final String out = demo.output();
+                assertThat(out).contains("prompts: sized in server tokens (chat content)")
+                        .contains("server metrics: " + server.base() + "/metrics every 1.0 s");
+                final Path bundle = Files.list(dir.resolve("reports")).findFirst().orElseThrow();
+                final List<Map<String, String>> engine = Csv.read(bundle.resolve("engine.csv"));
+                final Map<String, String> first = engine.get(0);
+                assertThat(Long.parseLong(first.get("with_engine_timings"))).isPositive()
+                        .isEqualTo(Long.parseLong(first.get("output_tokens_equal")));
+                assertThat(Double.parseDouble(first.get("client_tpot_over_engine_decode_per_gap"))).isCloseTo(1.0, within(0.05));
+                assertThat(first.get("prompts_off_over_5pct")).isEqualTo("0");
+                final int template = Integer.parseInt(first.get("chat_template_tokens"));
+                // every request: no timeout though each waited for a slot longer than the stall timeout
+                final ObjectMapper json = new ObjectMapper();
+                final List<JsonNode> requests = Files.readAllLines(bundle.resolve("requests.jsonl")).stream().filter(l -> !l.isBlank())
+                        .map(l -> {
+                            try {
+                                return json.readTree(l);
+                            } catch (java.io.IOException e) {
+                                throw new IllegalStateException(e);
+                            }
+                        }).toList();
+                assertThat(requests).isNotEmpty().allSatisfy(r -> {
+                    assertThat(r.get("status").asText()).as(r.toString()).isEqualTo("OK");
+                    assertThat(r.get("prompt_tokens").asInt()).isCloseTo(r.get("intended_prompt_tokens").asInt() + template, within(1));
+                    assertThat(r.get("engine_predicted_n").asInt()).isEqualTo(r.get("output_tokens").asInt());
+                });
+                final List<Map<String, String>> timeline = Csv.read(bundle.resolve("engine-timeline.csv"));
+                assertThat(timeline.stream().map(t -> t.get("queued_max")).filter(q -> !q.isEmpty())
+                        .mapToDouble(Double::parseDouble).max().orElse(0)).as("the engine's own queue").isPositive();
+                assertThat(Files.readString(bundle.resolve("index.html"))).contains("The engine's own account")
+                        .contains("The engine's queue beside the client's TTFT");
+                assertThat(timeline.stream().map(t -> t.get("engine")).collect(Collectors.toSet())).containsExactly("llamacpp");
+            }
+        }
+    }
+
+    /** The bundle's CSV files: a header row, then rows (no quoted commas in the columns read here). */
+    private static final class Csv {
+        static List<Map<String, String>> read(Path file) throws java.io.IOException {
+            final List<String> lines = Files.readAllLines(file);
+            final String[] header = lines.get(0).split(",", -1);
+            return lines.subList(1, lines.size()).stream().filter(l -> !l.isBlank()).map(l -> {
+                final String[] cells = l.split(",", -1);
+                final Map<String, String> m = new java.util.LinkedHashMap<>();
+                for (int i = 0; i < header.length; i++) {
+                    m.put(header[i], i < cells.length ? cells[i] : "");
+                }
+                return m;
+            }).collect(Collectors.toList());
+        }
+    }
+}
