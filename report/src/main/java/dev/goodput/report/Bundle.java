@@ -86,6 +86,7 @@ public final class Bundle {
         m.put("replay_id", r.run().replayId());
         m.put("skipped_records", r.run().skipped());
         m.put("incomplete_scenarios", r.run().incompleteScenarios());
+        m.put("scenarios_not_run", p.scenariosNotRun());
         m.put("measured_requests", r.run().measuredRequests());
         m.put("verdicts", r.run().verdicts().size());
         m.put("dead_letters_by_reason", r.run().deadLetters());

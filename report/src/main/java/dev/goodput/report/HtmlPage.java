@@ -327,6 +327,9 @@ final class HtmlPage {
         row(h, "corpus sha256", r.contract().corpus().sha256());
         row(h, "model", r.contract().modelName() + " (" + r.contract().modelRevision() + ")");
         row(h, "target server", p.targetVersion() == null ? "did not report a version" : p.targetVersion());
+        if (!p.scenariosNotRun().isEmpty()) {
+            row(h, "scenarios never run", String.join(", ", p.scenariosNotRun()) + " (the run ended before they started)");
+        }
         row(h, "goodput", p.goodputVersion());
         row(h, "java", p.javaVersion() + " (" + p.javaVm() + ")");
         row(h, "kafka clients", p.kafkaClientVersion());

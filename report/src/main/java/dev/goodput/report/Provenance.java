@@ -2,6 +2,7 @@ package dev.goodput.report;
 
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -19,17 +20,21 @@ import org.apache.kafka.common.utils.internals.AppInfoParser;
  * @param commands by purpose ("run", "report", "recompute"), each a command line to paste
  */
 public record Provenance(String goodputVersion, String javaVersion, String javaVm, String kafkaClientVersion, String kafkaBroker,
-                         String os, String targetVersion, Map<String, String> commands, Instant createdAt) {
+                         String os, String targetVersion, Map<String, String> commands, Instant createdAt,
+                         List<String> scenariosNotRun) {
 
     /** Goodput's version, as the CLI reports it. */
     public static final String GOODPUT_VERSION = "0.1.0";
 
-    /** This JVM's facts, with the broker's and the target's versions (null when unknown) and the commands. */
-    public static Provenance here(String kafkaBroker, String targetVersion, Map<String, String> commands) {
+    /**
+     * This JVM's facts, with the broker's and the target's versions (null when unknown), the commands,
+     * and the scenarios the run planned but never started (a --duration ended it first).
+     */
+    public static Provenance here(String kafkaBroker, String targetVersion, Map<String, String> commands, List<String> notRun) {
         return new Provenance(GOODPUT_VERSION, System.getProperty("java.version"),
                 System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"), AppInfoParser.getVersion(),
                 kafkaBroker, System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
-                targetVersion, new LinkedHashMap<>(commands), Instant.now());
+                targetVersion, new LinkedHashMap<>(commands), Instant.now(), List.copyOf(notRun));
     }
 
     /**

@@ -2,9 +2,14 @@ package dev.goodput.runner;
 
 import java.io.PrintStream;
 import java.util.Locale;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 
+import dev.goodput.avro.RunSummary;
+import dev.goodput.producer.load.Matrix;
+import dev.goodput.producer.load.Scenario;
 import dev.goodput.report.RunRecords;
 import dev.goodput.topics.Topics;
 
@@ -30,6 +35,13 @@ final class DemoAccount {
         out.printf(Locale.ROOT, "Accounted: %d measured requests, %d verdicts; %d records refused to %s during the run%s%n",
                 measured, verdicts, refused, Topics.DLQ.name(), dlq.isEmpty() ? "" : " (" + dlq.entrySet().stream()
                         .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")) + ")");
+    }
+
+
+    /** The matrix's scenarios that never started: the run ended (--duration, Ctrl-C, a failure) before them. */
+    static List<String> notRun(Matrix matrix, RunRecords records) {
+        final Set<String> ran = records.runs().stream().map(RunSummary::getScenarioId).collect(Collectors.toSet());
+        return matrix.scenarios().stream().map(Scenario::id).filter(id -> !ran.contains(id)).toList();
     }
 
 }

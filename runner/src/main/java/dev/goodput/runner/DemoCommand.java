@@ -277,7 +277,7 @@ final class DemoCommand implements Callable<Integer> {
                 sink.close();
                 StreamsApp.close(streams);
             }
-            writeReport(out, props, registry, runId, targetVersion, dlqAtStart);
+            writeReport(out, props, registry, runId, targetVersion, dlqAtStart, matrix);
             if (failedPart.get() != null) {
                 out.println("The " + failedPart.get() + (failedPart.get().startsWith("load generator") ? "."
                         : ". If " + dataDir + " was written by an older Goodput, start clean with --fresh."));
@@ -330,7 +330,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */
     private void writeReport(PrintStream out, Properties props, SchemaRegistryClient registry, String runId, String targetVersion,
-                             Map<Integer, Long> dlqAtStart) {
+                             Map<Integer, Long> dlqAtStart, Matrix matrix) {
         final RunRecords records;
         try {
             records = RunRecords.load(props, registry, runId, null);
@@ -348,7 +348,7 @@ final class DemoCommand implements Callable<Integer> {
                 Provenance.probeBroker(props), targetVersion,
                 ReportCommand.commands(connection.namesCluster()
                         ? "--bootstrap-server " + props.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl()
-                        : "--data-dir " + dataDir, runId, Main.invocation()), out);
+                        : "--data-dir " + dataDir, runId, Main.invocation()), DemoAccount.notRun(matrix, records), out);
         out.println("Report: " + page.toAbsolutePath());
     }
 

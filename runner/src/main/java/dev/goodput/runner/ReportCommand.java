@@ -92,6 +92,12 @@ final class ReportCommand implements Callable<Integer> {
     /** Writes the bundle of an already read run and returns its page. */
     static Path write(RunRecords run, List<Path> contractFiles, Path outDir, String kafkaBroker, String targetVersion,
                       Map<String, String> commands, PrintStream log) {
+        return write(run, contractFiles, outDir, kafkaBroker, targetVersion, commands, List.of(), log);
+    }
+
+    /** The same, naming the scenarios the run planned and never started. */
+    static Path write(RunRecords run, List<Path> contractFiles, Path outDir, String kafkaBroker, String targetVersion,
+                      Map<String, String> commands, List<String> notRun, PrintStream log) {
         final String wanted = run.runs().get(0).getContractId();
         Path file = null;
         Contract contract = null;
@@ -127,6 +133,9 @@ final class ReportCommand implements Callable<Integer> {
             log.println("WARNING: the generators measured " + run.measuredRequests() + " requests; the results hold "
                     + run.verdicts().size() + " verdicts.");
         }
-        return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(kafkaBroker, targetVersion, commands)));
+        if (!notRun.isEmpty()) {
+            log.println("Scenarios never run (the run ended before they started): " + String.join(", ", notRun) + ".");
+        }
+        return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(kafkaBroker, targetVersion, commands, notRun)));
     }
 }

@@ -5,16 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 import dev.goodput.avro.RunSummary;
+import dev.goodput.producer.load.Matrix;
 import dev.goodput.report.ChunkArrivals;
 import dev.goodput.report.RunRecords;
 import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The demo's closing account: a gap between what the generators measured and the verdicts is said first. */
 class DemoAccountTest {
@@ -43,5 +47,17 @@ class DemoAccountTest {
     void aCompleteRunHasNoWarning() {
         final String out = account(10, 2, 8, Map.of());
         assertThat(out).doesNotContain("WARNING").contains("Accounted: 8 measured requests, 8 verdicts; 0 records refused");
+    }
+
+    /** A --duration that ends the run before the matrix's last scenarios: they are named, not lost. */
+    @Test
+    void scenariosThatNeverStartedAreNamed(@TempDir Path dir) throws Exception {
+        final Path m = dir.resolve("m.yaml");
+        Files.writeString(m, "prompt_tokens: [64, 512]\noutput_tokens: [64]\nrates_rps: [10]\ncache: [cold]\n"
+                + "duration_s: 15\n");
+        final RunSummary ran = RunSummary.newBuilder(SampleRecords.runSummary()).setScenarioId("p64-o64-r10-cold").build();
+        final RunRecords r = new RunRecords("run", null, List.of(ran), List.of(), List.of(), List.of(), List.of(), List.of(),
+                Map.of(), Map.of(), new ChunkArrivals(), List.of());
+        assertThat(DemoAccount.notRun(Matrix.load(m), r)).containsExactly("p512-o64-r10-cold");
     }
 }

@@ -353,11 +353,7 @@ final class ProxyExchange implements ResponseParser.Listener {
         return true;
     }
 
-    /**
-     * The stall timeout runs between bytes once the upstream's answer has begun; before that, a
-     * request queued at the upstream for a free slot gets nothing, and only the request timeout ends
-     * that wait (it is TTFT, not a stall).
-     */
+    /** The stall timeout runs once the answer has begun: a request queued upstream gets nothing, and that wait is TTFT. */
     void checkTimeouts(long now) {
         if (now - deadlineNanos >= 0) {
             fail(new TimeoutException((answered ? "total timeout " : "no response head within ")

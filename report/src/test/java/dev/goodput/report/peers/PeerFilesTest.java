@@ -73,7 +73,7 @@ class PeerFilesTest {
         final RunRecords records = RunRecords.select("run-1", null, List.of(run), requests, List.of(), List.of(), List.of(), List.of())
                 .withTokens(tokens);
         final Contract contract = ContractLoader.load(Path.of("../config/contract.yaml"));
-        return Report.of(records, contract, "contract", Provenance.here(null, null, Map.of("demo", "goodput demo --duration 40")));
+        return Report.of(records, contract, "contract", Provenance.here(null, null, Map.of("demo", "goodput demo --duration 40"), List.of()));
     }
 
     private static JsonNode file(Map<String, byte[]> files, String name) throws IOException {
