@@ -2,6 +2,8 @@ package dev.goodput.contract;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -32,6 +34,18 @@ public record Contract(
 
     /** Decoding settings sent to the target. */
     public record Decoding(double temperature, double topP, Integer topK, Long seed, boolean ignoreEos) {
+
+        /** The fields left null: never sent, so the server's own default applies (llama.cpp's top_k is 40). */
+        public List<String> notSent() {
+            final List<String> out = new ArrayList<>();
+            if (topK == null) {
+                out.add("top_k");
+            }
+            if (seed == null) {
+                out.add("seed");
+            }
+            return out;
+        }
     }
 
     /** What serves the target and how it is priced. */

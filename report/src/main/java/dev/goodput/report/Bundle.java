@@ -321,6 +321,7 @@ public final class Bundle {
         a.put("percentile", "HdrHistogram valueAtPercentile over merged histograms (microseconds, 3 significant digits);"
                 + " early stopping: MLPerf LoadGen's rule at the 99th percentile with 99% confidence on exact per-request values");
         a.put("warmup_s", r.contract().arrival().warmupS());
+        a.put("decoding_not_sent", r.contract().decoding().notSent());
         return a;
     }
 

@@ -149,6 +149,11 @@ final class DemoCommand implements Callable<Integer> {
         final Contract contract = ContractLoader.load(contractFile);
         final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent()));
         final Matrix matrix = Matrix.load(matrixFile);
+        try {
+            Scenario.withinCap(matrix.scenarios(), contract.outputCapTokens());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), matrixFile + ": " + e.getMessage());
+        }
         final List<GpuPrice> prices = PricesFile.load(pricesFile);
         final long t0 = System.nanoTime();
         final CountDownLatch stop = new CountDownLatch(1);

@@ -381,13 +381,10 @@ public final class ProduceCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        for (Scenario s : out) {
-            if (s.outputTokens() > contract.outputCapTokens()) {
-                throw new CommandLine.ParameterException(spec.commandLine(), "scenario " + s.id() + " asks for "
-                        + s.outputTokens() + " output tokens, above the contract's output_cap_tokens "
-                        + contract.outputCapTokens());
-            }
-        }
+        checked("", () -> {
+            Scenario.withinCap(out, contract.outputCapTokens());
+            return out;
+        });
         return out;
     }
 

@@ -1,5 +1,6 @@
 package dev.goodput.producer.load;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,6 +29,23 @@ public record Scenario(int promptTokens, int outputTokens, Double rateRps, Integ
     public String id() {
         return "p" + promptTokens + "-o" + outputTokens + "-"
                 + (rateRps != null ? "r" + number(rateRps) : "c" + concurrency) + "-" + cache;
+    }
+
+    /**
+     * The one rule for output lengths: the contract's {@code output_cap_tokens} is the ceiling. A
+     * scenario asks for its own length (sent as {@code max_tokens} and recorded on every request
+     * event), which may be lower, never higher; one above it is refused before the run.
+     *
+     * @throws IllegalArgumentException naming the first scenario above the cap
+     */
+    public static void withinCap(List<Scenario> scenarios, int outputCapTokens) {
+        for (Scenario s : scenarios) {
+            if (s.outputTokens() > outputCapTokens) {
+                throw new IllegalArgumentException("scenario " + s.id() + " asks for " + s.outputTokens()
+                        + " output tokens, above the contract's output_cap_tokens " + outputCapTokens
+                        + " (a scenario may ask for fewer, never more: lower its output_tokens or raise the cap)");
+            }
+        }
     }
 
     public boolean closedLoop() {
