@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.within;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,9 +21,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
+import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.ServerMetrics;
 import dev.goodput.metrics.Micros;
 import dev.goodput.producer.CollectingSink;
@@ -30,6 +38,7 @@ import dev.goodput.producer.client.ServerMetricsSampler;
 import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
 import dev.goodput.producer.load.LoadRun;
+import dev.goodput.producer.proxy.ProxyServer;
 import dev.goodput.producer.load.Preparation;
 import dev.goodput.producer.load.Scenario;
 import org.junit.jupiter.api.AfterAll;
@@ -260,5 +269,55 @@ class LlamaServerIT {
             Thread.sleep(50);
         }
         assertThat(server.busySlots()).isZero();
+    }
+
+    /**
+     * The passive proxy in front of the real engine: streamed and non-streamed, chat (usage in a
+     * chunk of its own) and completions (usage on the finishing chunk). Each call's client gets the
+     * engine's answer, and its request event agrees with the engine's own usage and timings.
+     */
+    @Test
+    void theProxyObservesTheEngineStreamedAndNot() throws Exception {
+        final CollectingSink sink = new CollectingSink();
+        final Target t = target(true, seconds(120), seconds(30));
+        try (StreamingClient jetty = new StreamingClient(4);
+             ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), URI.create(server.base()),
+                     jetty.http(), HttpFixtures.RUN, "observed", t, sink, MicroClock.system())) {
+            final HttpClient http = HttpClient.newHttpClient();
+            final String base = "http://127.0.0.1:" + proxy.address().getPort() + "/v1";
+            final ObjectMapper json = new ObjectMapper();
+            int calls = 0;
+            for (boolean chat : new boolean[] {true, false}) {
+                for (boolean stream : new boolean[] {true, false}) {
+                    final ObjectNode body = json.createObjectNode().put("model", LlamaServer.MODEL).put("max_tokens", 12)
+                            .put("temperature", 0).put("stream", stream);
+                    if (chat) {
+                        body.putArray("messages").addObject().put("role", "user").put("content", "What is the capital of France?");
+                    } else {
+                        body.put("prompt", "What is the capital of France?");
+                    }
+                    if (stream) {
+                        body.putObject("stream_options").put("include_usage", true);
+                    }
+                    final HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + (chat ? "/chat/completions"
+                            : "/completions"))).header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
+                    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+                    assertThat(r.body()).contains(stream ? "data: [DONE]" : "\"usage\"");
+                    calls++;
+                }
+            }
+            final int expected = calls;
+            final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (sink.requests.size() < expected && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+        }
+        assertThat(sink.requests).hasSize(4).allSatisfy(e -> {
+            assertThat(e.getStatus()).as(e.getErrorMessage()).isEqualTo(RequestStatus.OK);
+            assertThat(e.getOutputTokensSource()).isEqualTo(TokenCountSource.SERVER_USAGE);
+            assertThat(e.getServerTimings()).isNotNull();
+            assertThat(e.getOutputTokens()).isEqualTo(e.getServerTimings().getPredictedN()).isEqualTo(12);
+        });
     }
 }
