@@ -24,6 +24,8 @@ import dev.goodput.producer.client.StreamingClient;
 import dev.goodput.producer.client.Target;
 import dev.goodput.producer.client.TimingPriority;
 import dev.goodput.producer.proxy.ProxyServer;
+import dev.goodput.producer.tokens.TokenCounter;
+import dev.goodput.producer.tokens.TokenCounters;
 import dev.goodput.producer.publish.KafkaEventSink;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
@@ -109,6 +111,13 @@ public final class ProxyCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--upstream must be an http:// or https:// URL, got " + upstream);
         }
         final Contract contract = ContractLoader.load(contractFile);
+        final TokenCounter tokenizer;
+        try {
+            tokenizer = TokenCounters.forContract(contract.tokenizerName(), contractFile.toAbsolutePath().getParent(),
+                    URI.create(upstream.getScheme() + "://" + upstream.getRawAuthority() + "/"), contract.modelName(), Map.of());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), contractFile + ": " + e.getMessage());
+        }
         final Properties props = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = connection.registry(props);
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(props))) {
@@ -130,7 +139,7 @@ public final class ProxyCommand implements Callable<Integer> {
                      publishBuffer, run);
              ProxyServer proxy = new ProxyServer(address, upstream, client.http(), RunIdentity.of(contract, run, target.targetId()),
                      scenarioId, target, sink, MicroClock.system(), priority).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000)))
-                     .askUsage(askUsage).maxConnections(maxConnections)
+                     .askUsage(askUsage).maxConnections(maxConnections).tokenizer(tokenizer)
                      .clientIdleTimeout(Duration.ofMillis(Math.round(clientIdleS * 1000)))) {
             out.println(String.format(Locale.ROOT, "proxy at http://%s:%d for %s: run %s%s, scenario %s, contract %s",
                     proxy.address().getHostString(), proxy.address().getPort(), upstream, run,

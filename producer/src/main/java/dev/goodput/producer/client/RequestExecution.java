@@ -4,13 +4,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.ServerTimings;
@@ -20,6 +17,7 @@ import dev.goodput.config.Redact;
 import dev.goodput.metrics.Micros;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Quality;
+import dev.goodput.producer.tokens.TokenCounter;
 import org.eclipse.jetty.client.HttpClient;
 
 /**
@@ -32,7 +30,6 @@ import org.eclipse.jetty.client.HttpClient;
  */
 public final class RequestExecution implements SseParser.Listener, NioHttpClient.Exchange {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final int MAX_ERROR_BODY = 2048;
 
     private final RequestSpec spec;
@@ -69,6 +66,9 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
     private String serverError;
     private double[] serverTimings;
     private volatile String resendReason;
+    /** Counts the streamed text's tokens when the server reports no usage; null: content chunks are counted. */
+    private TokenCounter counter;
+    private StringBuilder streamed;
 
     public RequestExecution(RequestSpec spec, RunIdentity run, Target target, MicroClock clock, EventSink sink,
                             Consumer<RequestEvent> onDone) {
@@ -95,6 +95,20 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
         e.observed = true;
         e.abort = cancel;
         return e;
+    }
+
+    /**
+     * Without a usage report, the contract's tokenizer counts the streamed text (answer, reasoning
+     * and tool-call text alike) instead of the content chunks; the simulator's whitespace tokenizer
+     * keeps the chunk count.
+     */
+    public RequestExecution countingWith(TokenCounter tokenizer) {
+        if (tokenizer != null && tokenizer != TokenCounter.WHITESPACE) {
+            this.counter = tokenizer;
+            this.streamed = new StringBuilder();
+            chunk.keepReasoning();
+        }
+        return this;
     }
 
     /** Sends the request; returns at once. Plain-HTTP targets use the selector client, TLS targets Jetty. */
@@ -232,6 +246,9 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
         if (firstChunkUs < 0) {
             firstChunkUs = readUs;
         }
+        if (streamed != null) {
+            streamed.append(chunk.reasoningText()).append(chunk.answerText());
+        }
         if (kind == StreamChunk.Kind.ANSWER) {
             answer.append(chunk.answerText());
             if (firstAnswerUs < 0) {
@@ -269,14 +286,15 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
                 .setFirstChoiceTimeUs(firstChoiceUs >= 0 ? Micros.toInstant(firstChoiceUs) : null)
                 .setLastChoiceTimeUs(lastChoiceUs >= 0 ? Micros.toInstant(lastChoiceUs) : null)
                 .setCompletionTimeUs(Micros.toInstant(completionUs))
-                .setPromptTokens(usagePrompt >= 0 ? usagePrompt : refusedPromptTokens(spec.promptTokens()))
+                .setPromptTokens(usagePrompt >= 0 ? usagePrompt : Failures.refusedPromptTokens(httpStatus, errorBody, spec.promptTokens()))
                 .setIntendedPromptTokens(observed ? null : spec.promptTokens())
                 .setResends(resendReason == null ? null : 1).setResendReason(resendReason)
                 .setServerTimings(serverTimings == null ? null : new ServerTimings((int) serverTimings[0],
                         serverTimings[1], (int) serverTimings[2], serverTimings[3],
                         serverTimings[4] < 0 ? null : (int) serverTimings[4]))
-                .setOutputTokens(usageCompletion >= 0 ? usageCompletion : contentChunks)
-                .setOutputTokensSource(usageCompletion >= 0 ? TokenCountSource.SERVER_USAGE : TokenCountSource.CHUNK_COUNT)
+                .setOutputTokens(usageCompletion >= 0 ? usageCompletion : counted())
+                .setOutputTokensSource(usageCompletion >= 0 ? TokenCountSource.SERVER_USAGE
+                        : counter != null && contentChunks > 0 ? TokenCountSource.TOKENIZER : TokenCountSource.CHUNK_COUNT)
                 .setContentChunks(contentChunks)
                 .setHttpStatus(httpStatus >= 0 ? httpStatus : null)
                 .setWarmup(spec.warmup());
@@ -292,20 +310,9 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
         onDone.accept(event);
     }
 
-    /**
-     * A refused request's prompt size as the server counted it (llama.cpp's context error gives
-     * {@code n_prompt_tokens}), else the intended size.
-     */
-    private int refusedPromptTokens(int intended) {
-        if (httpStatus < 400 || errorBody.length() == 0) {
-            return intended;
-        }
-        try {
-            final JsonNode n = JSON.readTree(errorBody.toString()).path("error").path("n_prompt_tokens");
-            return n.canConvertToInt() ? n.intValue() : intended;
-        } catch (IOException | RuntimeException notJson) {
-            return intended;
-        }
+    /** Output tokens without a usage report: the tokenizer's count of the streamed text, else the content chunks. */
+    private int counted() {
+        return counter != null && contentChunks > 0 ? counter.count(streamed.toString(), false) : contentChunks;
     }
 
     private void classify(Throwable failure, RequestEvent.Builder e) {
@@ -332,12 +339,12 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
         } else if (failure instanceof ProtocolError) {
             error(e, "protocol", failure.getMessage());
         } else if (failure instanceof TimeoutException) {
-            e.setStatus(RequestStatus.TIMEOUT).setErrorClass("timeout").setErrorMessage(timeoutReason(failure));
+            e.setStatus(RequestStatus.TIMEOUT).setErrorClass("timeout").setErrorMessage(Failures.timeoutReason(failure, httpStatus, target));
         } else if (httpStatus > 0 && httpStatus != 200) {
             error(e, "http_" + httpStatus, "HTTP " + httpStatus + ": " + errorBody.toString().strip());
         } else {
             // refused, reset, closed early, or anything else between here and the server
-            error(e, "connection", describe(failure));
+            error(e, "connection", Failures.describe(failure));
         }
     }
 
@@ -345,27 +352,6 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
     private void error(RequestEvent.Builder e, String errorClass, String message) {
         final String m = Redact.text(message == null ? "" : message, target.secrets());
         e.setStatus(RequestStatus.ERROR).setErrorClass(errorClass).setErrorMessage(m.length() > 500 ? m.substring(0, 500) : m);
-    }
-
-    /**
-     * Where a timed-out request waited. Before the response head, only the request timeout applies: a
-     * server that queues requests for a free slot sends nothing while they wait, and that wait is
-     * TTFT, not a stall.
-     */
-    private String timeoutReason(Throwable failure) {
-        final String m = failure.getMessage() == null ? "" : failure.getMessage().toLowerCase(Locale.ROOT);
-        if (m.contains("idle")) {
-            return "stalled: no bytes for " + target.stallTimeout().toMillis() + " ms after the response began";
-        }
-        if (httpStatus < 0) {
-            return "no response head within " + target.requestTimeout().toMillis()
-                    + " ms of the send: waited at the server (queued for a slot?) or on the way";
-        }
-        return "not finished within " + target.requestTimeout().toMillis() + " ms";
-    }
-
-    private static String describe(Throwable t) {
-        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
     }
 
     private static final class Abandoned extends Exception {

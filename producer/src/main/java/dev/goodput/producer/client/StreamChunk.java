@@ -33,6 +33,8 @@ public final class StreamChunk {
 
     private final StringBuilder answer = new StringBuilder();
     private int reasoningChars;
+    /** The reasoning text, kept only while someone counts the text's tokens ({@link #keepReasoning}). */
+    private StringBuilder reasoning;
     private boolean toolCall;
     private boolean hasChoice;
     private String finishReason;
@@ -52,6 +54,9 @@ public final class StreamChunk {
     public void parse(byte[] data, int length) throws IOException {
         answer.setLength(0);
         reasoningChars = 0;
+        if (reasoning != null) {
+            reasoning.setLength(0);
+        }
         toolCall = false;
         hasChoice = false;
         finishReason = null;
@@ -151,6 +156,9 @@ public final class StreamChunk {
             answer.append(p.getText());
         } else {
             reasoningChars += p.getTextLength();
+            if (reasoning != null) {
+                reasoning.append(p.getText());
+            }
         }
     }
 
@@ -231,6 +239,16 @@ public final class StreamChunk {
             return Kind.REASONING;
         }
         return toolCall ? Kind.TOOL_CALL : Kind.NONE;
+    }
+
+    /** Keeps each event's reasoning text too (for a tokenizer to count), not only its length. */
+    public void keepReasoning() {
+        reasoning = new StringBuilder();
+    }
+
+    /** This event's reasoning text; empty unless {@link #keepReasoning} was asked. */
+    public CharSequence reasoningText() {
+        return reasoning == null ? "" : reasoning;
     }
 
     public CharSequence answerText() {

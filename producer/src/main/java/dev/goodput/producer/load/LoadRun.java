@@ -179,7 +179,8 @@ public final class LoadRun {
 
     private RequestExecution execution(RequestSpec spec, EventSink sink, Schedule schedule) {
         final RequestExecution[] holder = new RequestExecution[1];
-        holder[0] = new RequestExecution(spec, s.identity(), s.target(), clock, sink, e -> done(holder[0], e, schedule));
+        holder[0] = new RequestExecution(spec, s.identity(), s.target(), clock, sink, e -> done(holder[0], e, schedule))
+                .countingWith(s.preparation().sizer().counter());
         return holder[0];
     }
 

@@ -17,12 +17,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.goodput.producer.MicroClock;
-import dev.goodput.producer.Prompts;
 import dev.goodput.producer.client.EventSink;
 import dev.goodput.producer.client.RequestExecution;
 import dev.goodput.producer.client.RequestSpec;
 import dev.goodput.producer.client.RunIdentity;
 import dev.goodput.producer.client.Target;
+import dev.goodput.producer.tokens.TokenCounter;
 import dev.goodput.producer.client.TimingPriority;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.http.HttpField;
@@ -80,6 +80,7 @@ public final class ProxyServer implements AutoCloseable {
     private volatile int maxConnections = 4096;
     /** How long a client's kept-alive connection may sit without a request before the proxy closes it (plain-HTTP upstreams). */
     private volatile long clientIdleNanos = Duration.ofSeconds(75).toNanos();
+    private volatile TokenCounter tokenizer = TokenCounter.WHITESPACE;
     private final long startedUs;
     private final String scenarioId;
     private final EventSink sink;
@@ -140,6 +141,15 @@ public final class ProxyServer implements AutoCloseable {
      * upstream gets, and the stream must then be re-cut event by event rather than handed on byte
      * for byte as it arrives.
      */
+    /**
+     * The contract's tokenizer: counts prompts, and answers whose server reported no usage (default the
+     * whitespace tokenizer, whose answers are counted in content chunks).
+     */
+    public ProxyServer tokenizer(TokenCounter counter) {
+        this.tokenizer = counter;
+        return this;
+    }
+
     public ProxyServer askUsage(boolean ask) {
         this.askUsage = ask;
         return this;
@@ -266,11 +276,12 @@ public final class ProxyServer implements AutoCloseable {
      */
     RequestExecution observer(JsonNode json, boolean chat, long arrivalUs, String clientRequestId, Map<String, String> credentials,
                               Consumer<Throwable> cancel) {
-        final RequestSpec spec = new RequestSpec(requestId(clientRequestId), scenarioId, "", promptTokens(json, chat), null,
+        final RequestSpec spec = new RequestSpec(requestId(clientRequestId), scenarioId, "", promptTokens(json, chat, tokenizer), null,
                 json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), arrivalUs, false);
         final Target observedTarget = new Target(target.baseUrl(), chat, json.path("model").asText(target.model()), null, credentials,
                 target.targetId(), target.requestTimeout(), target.stallTimeout(), false);
-        return RequestExecution.observing(spec, runAt(arrivalUs), observedTarget, clock, sink, e -> { }, cancel);
+        return RequestExecution.observing(spec, runAt(arrivalUs), observedTarget, clock, sink, e -> { }, cancel)
+                .countingWith(tokenizer);
     }
 
     /**
@@ -286,20 +297,20 @@ public final class ProxyServer implements AutoCloseable {
         return String.format(Locale.ROOT, "proxy-%s-%08x", clientRequestId, java.util.concurrent.ThreadLocalRandom.current().nextInt());
     }
 
-    /** The prompt's length under the contract's whitespace tokenizer, used when the server reports no usage. */
-    static int promptTokens(JsonNode json, boolean chat) {
+    /** The prompt's length under the contract's tokenizer (its content, on chat), used when the server reports no usage. */
+    static int promptTokens(JsonNode json, boolean chat, TokenCounter tokenizer) {
         if (!chat) {
             final JsonNode p = json.path("prompt");
-            return p.isTextual() ? Prompts.countTokens(p.asText()) : 0;
+            return p.isTextual() ? tokenizer.count(p.asText(), true) : 0;
         }
         int n = 0;
         for (JsonNode m : json.path("messages")) {
             final JsonNode c = m.path("content");
             if (c.isTextual()) {
-                n += Prompts.countTokens(c.asText());
+                n += tokenizer.count(c.asText(), false);
             } else if (c.isArray()) {
                 for (JsonNode part : c) {
-                    n += Prompts.countTokens(part.path("text").asText(""));
+                    n += tokenizer.count(part.path("text").asText(""), false);
                 }
             }
         }
