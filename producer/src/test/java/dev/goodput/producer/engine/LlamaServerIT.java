@@ -111,16 +111,27 @@ class LlamaServerIT {
         }
     }
 
-    /** The same with the model's tokenizer.json, counted in the JVM by Hugging Face's tokenizers library. */
+    /**
+     * The same with the model's tokenizer.json, counted in the JVM by Hugging Face's tokenizers library:
+     * completions +-1, chat within the template's measured tokens.
+     */
     @Test
     void aTokenizerJsonSizesPromptsAsTheEngineCountsThem() {
-        final Run r = run(target(false, seconds(120), seconds(30)), LlamaServer.tokenizerJson().toAbsolutePath().toString(),
-                new Scenario(256, 8, 2.0, null, "cold"), "constant", null, 3L);
-        assertThat(r.summary().getTokenizer()).isEqualTo("llama2-tokenizer.json");
-        assertThat(r.requests()).hasSize(3).allSatisfy(e -> {
-            assertThat(e.getStatus()).as(e.getErrorMessage()).isEqualTo(RequestStatus.OK);
-            assertThat(e.getPromptTokens()).isCloseTo(256, within(1));
-        });
+        final String file = LlamaServer.tokenizerJson().toAbsolutePath().toString();
+        for (int length : new int[] {32, 256, 1024}) {
+            final Run r = run(target(false, seconds(120), seconds(30)), file, new Scenario(length, 8, 2.0, null, "cold"),
+                    "constant", null, 3L);
+            assertThat(r.summary().getTokenizer()).isEqualTo("llama2-tokenizer.json");
+            assertThat(r.requests()).hasSize(3).allSatisfy(e -> {
+                assertThat(e.getStatus()).as(e.getErrorMessage()).isEqualTo(RequestStatus.OK);
+                assertThat(e.getPromptTokens()).isCloseTo(length, within(1));
+            });
+        }
+        final Run chat = run(target(true, seconds(120), seconds(30)), file, new Scenario(256, 8, 2.0, null, "cold"),
+                "constant", null, 3L);
+        final int template = chat.summary().getChatTemplateTokens();
+        assertThat(chat.requests()).hasSize(3).allSatisfy(e ->
+                assertThat(e.getPromptTokens()).isBetween(256, 256 + template + 1).isCloseTo(256 + template, within(1)));
     }
 
     /** Chat: the content has the scenario's length; the engine's count adds the template's own tokens, measured once. */
