@@ -30,7 +30,7 @@ import dev.goodput.registry.SchemaRegistryClient;
  * files in a folder: window-stats.jsonl/.csv and cost.jsonl/.csv, one flat row per record, times
  * in ISO-8601 and latencies in microseconds.
  *
- * <p>Each record is written once, by key (contract, scenario, window start; and the span for cost):
+ * <p>Each record is written once, by key (contract, scenario, window start; the span and its end for cost):
  * the follower reads the topics from the start at every start, and the keys already in the JSON-lines
  * files are skipped, so a restarted export neither writes a row twice nor misses one (it used to
  * append everything again, and a sum over cost.csv came out wrong).
@@ -90,7 +90,9 @@ public final class FileExporter implements AutoCloseable {
     }
 
     static List<Object> costKey(Map<String, Object> row) {
-        return List.of(row.get("contract_id"), row.get("scenario_id"), row.get("span"), row.get("window_start"));
+        // a rolling span's updates share its start and differ by their end
+        return List.of(row.get("contract_id"), row.get("scenario_id"), row.get("span"), row.get("window_start"),
+                row.get("window_end"));
     }
 
     static Map<String, Object> row(WindowStats w) {
