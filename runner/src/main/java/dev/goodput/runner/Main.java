@@ -55,6 +55,14 @@ public final class Main {
         invocation = "./goodput " + String.join(" ", Redact.args(Arrays.asList(args)).stream()
                 .map(a -> a.isEmpty() || a.matches(".*[\\s'\"$`].*") ? "'" + a.replace("'", "'\\''") + "'" : a).toList());
         final CommandLine cli = commandLine();
+        // a refused value: its message last and short, and where the flags are, not 100+ lines of usage
+        cli.setParameterExceptionHandler((ex, given) -> {
+            final CommandLine cmd = ex.getCommandLine();
+            cmd.getErr().println("goodput: " + ex.getMessage());
+            CommandLine.UnmatchedArgumentException.printSuggestions(ex, cmd.getErr());
+            cmd.getErr().println("(./" + cmd.getCommandSpec().qualifiedName(" ") + " --help lists every flag)");
+            return EXIT_REFUSED;
+        });
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
             if (e instanceof ConfigException ce) {
                 cmd.getErr().println("goodput: " + ce.getMessage());

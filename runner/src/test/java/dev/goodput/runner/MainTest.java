@@ -108,4 +108,35 @@ class MainTest {
             assertThat(parsed.subcommand().matchedOption("--duration").<Double>getValue()).isEqualTo(30.0);
         }
     }
+
+    /** A bad value says what is wrong and where the flags are, in a few lines: the usage no longer scrolls it away. */
+    @Test
+    void aBadValueIsItsMessageAndAPointerToHelpNotTheUsage() {
+        final Result r = run("demo", "--duration", "soon", "--contract", "../config/contract.yaml");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("'soon' is not a duration").contains("./goodput demo --help lists every flag")
+                .doesNotContain("Usage:");
+        assertThat(r.err().strip().lines().count()).isLessThanOrEqualTo(3);
+        final Result u = run("demo", "--durashun", "5s");
+        assertThat(u.code()).isEqualTo(2);
+        assertThat(u.err()).contains("--durashun").contains("--duration").doesNotContain("Usage:");
+    }
+
+    @Test
+    void aTargetWithoutASchemeIsNamedWithTheFix() {
+        final Result r = run("produce", "--target", "127.0.0.1:8000/v1", "--contract", "../config/contract.yaml");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("--target 127.0.0.1:8000/v1 has no scheme: give http://127.0.0.1:8000/v1")
+                .doesNotContain("URISyntaxException").doesNotContain("Illegal character");
+    }
+
+    @Test
+    void anApiKeyVariableThatIsNotSetIsRefused() {
+        final String name = "GOODPUT_TEST_KEY_THAT_IS_NOT_SET";
+        assertThat(System.getenv(name)).isNull();
+        final Result r = run("produce", "--target", "http://127.0.0.1:1/v1", "--api-key-env", name, "--contract",
+                "../config/contract.yaml");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("--api-key-env " + name + ": that variable is not set");
+    }
 }

@@ -2,12 +2,14 @@ package dev.goodput.config;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import picocli.CommandLine;
 
 /**
- * Durations as every command line and file takes them: 30 (seconds), 500ms, 30s, 5m, 2h, or
- * ISO-8601 (PT30S). One syntax everywhere, so {@code --duration 30} and {@code --duration 30s} agree.
+ * Durations as every command line and file takes them: 30 (seconds), 500ms, 30s, 5m, 2h, compounds
+ * of those (1h30m, 2m30s), or ISO-8601 (PT30S). One syntax everywhere, so {@code --duration 30} and {@code --duration 30s} agree.
  */
 public final class Durations {
     private Durations() {
@@ -20,26 +22,33 @@ public final class Durations {
     public static Duration parse(String value, String flag) {
         final String v = value.trim().toLowerCase(Locale.ROOT);
         try {
-            if (v.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2).trim()));
+            if (v.startsWith("-")) {
+                return parse(v.substring(1), flag).negated();
             }
-            if (v.endsWith("s")) {
-                return ofSeconds(Double.parseDouble(v.substring(0, v.length() - 1)));
-            }
-            if (v.endsWith("m")) {
-                return ofSeconds(Double.parseDouble(v.substring(0, v.length() - 1)) * 60);
-            }
-            if (v.endsWith("h")) {
-                return ofSeconds(Double.parseDouble(v.substring(0, v.length() - 1)) * 3600);
-            }
-            if (!v.isEmpty() && (Character.isDigit(v.charAt(0)) || v.charAt(0) == '-' || v.charAt(0) == '.')) {
+            if (!v.isEmpty() && (Character.isDigit(v.charAt(0)) || v.charAt(0) == '.') && v.chars().allMatch(c -> c == '.'
+                    || Character.isDigit(c))) {
                 return ofSeconds(Double.parseDouble(v));
+            }
+            final Matcher m = COMPOUND.matcher(v);
+            if (!v.isEmpty() && m.matches()) {
+                double seconds = 0;
+                for (int g = 1; g <= 4; g++) {
+                    if (m.group(g) != null) {
+                        seconds += Double.parseDouble(m.group(g)) * UNIT_SECONDS[g - 1];
+                    }
+                }
+                return ofSeconds(seconds);
             }
             return Duration.parse(value.trim());
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException(flag + " '" + value + "' is not a duration (use 30, 500ms, 30s, 5m, 2h)");
+            throw new IllegalArgumentException(flag + " '" + value + "' is not a duration (use 30, 500ms, 30s, 5m, 2h, 1h30m)");
         }
     }
+
+    /** Hours, minutes, seconds and milliseconds, each at most once and in that order: 2h, 1h30m, 2m30s, 1s500ms. */
+    private static final Pattern COMPOUND = Pattern.compile(
+            "(?:([0-9]*\\.?[0-9]+)h)?(?:([0-9]*\\.?[0-9]+)m(?!s))?(?:([0-9]*\\.?[0-9]+)s)?(?:([0-9]+)ms)?");
+    private static final double[] UNIT_SECONDS = {3600, 60, 1, 0.001};
 
     /** A duration that must be more than zero: a window, a run length, a timeout. */
     public static Duration positive(String value, String flag) {

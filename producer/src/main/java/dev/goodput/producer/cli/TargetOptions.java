@@ -128,9 +128,17 @@ public final class TargetOptions {
         if (apiKeyEnv != null && apiKeyFile != null) {
             throw refused("give --api-key-env or --api-key-file, not both");
         }
+        if (apiKeyEnv != null && System.getenv(apiKeyEnv) == null) {
+            // a run without the key the user named would be refused by the target, or worse, counted as its failures
+            throw refused("--api-key-env " + apiKeyEnv + ": that variable is not set (export it, or leave the flag out)");
+        }
         final String keyFrom = apiKeyFile != null ? "file:" + apiKeyFile.toAbsolutePath()
                 : apiKeyEnv != null ? apiKeyEnv
                 : System.getenv(DEFAULT_API_KEY_ENV) != null ? DEFAULT_API_KEY_ENV : null;
+        if (!baseUrl.contains("://")) {
+            throw refused("--target " + Redact.url(baseUrl) + " has no scheme: give http://" + Redact.url(baseUrl)
+                    + " (or https://)");
+        }
         try {
             final URI u = URI.create(baseUrl);
             return new Target(baseUrl, chat, model != null ? model : contract.modelName(), keyFrom, headers(headers),
