@@ -72,15 +72,21 @@ final class LiveTable implements AutoCloseable {
         if (rows++ % 20 == 0) {
             out.println(HEADER);
         }
-        out.println(String.format(Locale.ROOT, "%-8s %-20s %8d %6.1f%% %7.1fms %7.1fms %6.1fms %6.1fms %7.2f/s %11.1f %10s %10s",
+        out.println(String.format(Locale.ROOT, "%-8s %-20s %8d %6.1f%% %9s %9s %8s %8s %7.2f/s %11.1f %10s %10s",
                 TIME.format(w.getWindowStartUs()), w.getScenarioId(), w.getRequestsTotal(), 100 * w.getGoodFraction(),
-                w.getTtft().getP50Us() / 1e3, w.getTtft().getP99Us() / 1e3, w.getItl().getP99Us() / 1e3,
-                w.getTpot().getP99Us() / 1e3, w.getGoodputRps(), w.getGoodputTokensPerS(),
+                ms(w.getTtft().getCount(), w.getTtft().getP50Us()), ms(w.getTtft().getCount(), w.getTtft().getP99Us()),
+                ms(w.getItl().getCount(), w.getItl().getP99Us()), ms(w.getTpot().getCount(), w.getTpot().getP99Us()),
+                w.getGoodputRps(), w.getGoodputTokensPerS(),
                 dollars(c.getComputeCostPerMUsd(), c.getPriced()), dollars(c.getCostPerSuccessfulMUsd(), c.getPriced())));
         if (!w.getRefusedEvents().isEmpty()) {
             out.println("         refused to the DLQ while this window was open: " + new TreeMap<>(w.getRefusedEvents())
                     .entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")));
         }
+    }
+
+    /** A latency in ms, or "-" where the window measured none (no OK request): 0.0ms would read as instant. */
+    static String ms(long count, long us) {
+        return count == 0 ? "-" : String.format(Locale.ROOT, "%.1fms", us / 1e3);
     }
 
     /**
