@@ -26,6 +26,8 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.contract.Contract;
+import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.kafka.EmbeddedKafka;
 import dev.goodput.kafka.KafkaBrokerExtension;
 import dev.goodput.registry.InProcessSchemaRegistry;
@@ -69,8 +71,10 @@ class SinkPrometheusIT {
                     .setNetworkUsdPerHour(0).setObservabilityUsdPerHour(0).setSupportUsdPerHour(0)
                     .setColdStartGpuHoursPerHour(0).setWarmHeadroomFraction(0).build();
             final SinkConfig config = SinkConfig.defaults(Map.of("c".repeat(64), 1400.0));
+            // the run's contract names the model and runtime that label the per-request metrics, as in a real run
+            final Map<String, Contract> contracts = Map.of("c".repeat(64), ContractLoader.load(Path.of("../config/contract.yaml")));
             try (SinkCommand.Running sink = SinkCommand.start(props, client, config, List.of(price), "sink-it",
-                    dir.resolve("state"), "127.0.0.1", 0);
+                    dir.resolve("state"), "127.0.0.1", 0, contracts, null, GoodputMetrics.DEFAULT_STALE_AFTER, List.of("sink-it"));
                  FileExporter files = new FileExporter(props, client, config.windowStatsTopic(),
                          config.costTopic(), dir.resolve("files"))) {
                 final WindowStats w = WindowStats.newBuilder(SampleRecords.windowStats()).setWindowStartUs(t0)
@@ -144,6 +148,8 @@ class SinkPrometheusIT {
                             .isBetween(lower, upper);
                     // the sink's own consumer group's lag
                     assertThat(query(port, "goodput_consumer_group_lag_records{group=\"sink-it\"} >= 0")).isGreaterThanOrEqualTo(0);
+                    // the shipped dashboard's queries and legends, as Grafana draws them
+                    assertThat(DashboardCheck.check(port)).isPositive();
                     // and promtool accepts the whole endpoint (JVM metrics included)
                     final HttpResponse<String> scrape = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                             URI.create(sink.metrics().url())).build(), HttpResponse.BodyHandlers.ofString());
