@@ -139,4 +139,14 @@ class MainTest {
         assertThat(r.code()).isEqualTo(2);
         assertThat(r.err()).contains("--api-key-env " + name + ": that variable is not set");
     }
+
+    /** The top-level help lists each command by its description's first line: a whole sentence, not half of one. */
+    @Test
+    void everyCommandsSummaryIsAWholeSentence() {
+        Main.commandLine().getSubcommands().forEach((name, cmd) -> {
+            final String[] description = cmd.getCommandSpec().usageMessage().description();
+            assertThat(description).as(name).isNotEmpty();
+            assertThat(description[0]).as(name).endsWith(".");
+        });
+    }
 }

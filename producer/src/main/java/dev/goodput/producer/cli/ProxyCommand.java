@@ -41,8 +41,9 @@ import picocli.CommandLine;
  * pipeline judges, prices and keeps the service's real traffic; everything else passes through.
  */
 @Command(name = "proxy", mixinStandardHelpOptions = true,
-        description = {"Stand in front of an OpenAI-compatible service, hand every answer back unchanged, and publish its completions",
-                "calls as request and token events under the contract (prompt and answer text are never stored)."})
+        description = {"Stand in front of an OpenAI-compatible service and publish its completions calls as events.",
+                "Every answer goes back unchanged; the calls are published as request and token events under the contract"
+                        + " (prompt and answer text are never stored)."})
 public final class ProxyCommand implements Callable<Integer> {
 
     @Spec
