@@ -87,6 +87,8 @@ public final class Bundle {
         m.put("skipped_records", r.run().skipped());
         m.put("incomplete_scenarios", r.run().incompleteScenarios());
         m.put("scenarios_not_run", p.scenariosNotRun());
+        m.put("scenarios_cut_short", r.run().runs().stream().filter(s -> Boolean.TRUE.equals(s.getStoppedEarly()))
+                .map(RunSummary::getScenarioId).toList());
         m.put("measured_requests", r.run().measuredRequests());
         m.put("verdicts", r.run().verdicts().size());
         m.put("dead_letters_by_reason", r.run().deadLetters());

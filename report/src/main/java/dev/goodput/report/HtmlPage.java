@@ -277,7 +277,7 @@ final class HtmlPage {
 
     private static void generator(StringBuilder h, RunRecords run) {
         h.append("<h2>Load generator</h2>\n<table id=\"generator\"><thead><tr><th>scenario</th><th>generator</th><th>target</th>"
-                + "<th>requests</th><th>warm-up requests</th><th>lateness p99 (ms)</th><th>saturated</th><th>CPU (s)</th><th>wall (s)</th>"
+                + "<th>requests</th><th>warm-up requests</th><th>lateness p99 (ms)</th><th>saturated</th><th>cut short</th><th>CPU (s)</th><th>wall (s)</th>"
                 + "</tr></thead><tbody>\n");
         for (RunSummary s : run.runs()) {
             h.append("<tr data-scenario=\"").append(html(s.getScenarioId())).append("\"><td>").append(html(s.getScenarioId()))
@@ -286,6 +286,7 @@ final class HtmlPage {
             cell(h, "warmup", s.getWarmupRequests());
             cell(h, "lateness_p99", ms(s.getLatenessP99Us()));
             cell(h, "saturated", s.getGeneratorSaturated() ? "yes" : "no");
+            cell(h, "cut_short", Boolean.TRUE.equals(s.getStoppedEarly()) ? "yes: the run ended before its planned end" : "no");
             cell(h, "cpu_s", num(s.getGeneratorCpuS()));
             cell(h, "wall_s", num(s.getWallS()));
             h.append("</tr>\n");

@@ -25,6 +25,9 @@ final class DemoAccount {
      * found in requests.csv.
      */
     static void print(PrintStream out, RunRecords records, Map<String, Long> dlq) {
+        records.runs().stream().filter(r -> Boolean.TRUE.equals(r.getStoppedEarly())).forEach(r -> out.println("Scenario "
+                + r.getScenarioId() + " was cut short (the run ended before its planned end): its figures cover only the part"
+                + " that ran."));
         final long measured = records.runs().stream().mapToLong(r -> r.getRequests() - r.getWarmupRequests()).sum();
         final long verdicts = records.verdicts().size();
         final long refused = dlq.values().stream().mapToLong(Long::longValue).sum();

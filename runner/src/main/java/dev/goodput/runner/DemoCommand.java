@@ -37,7 +37,6 @@ import dev.goodput.producer.client.Target;
 import dev.goodput.producer.client.TargetFacts;
 import dev.goodput.producer.client.TargetPreflight;
 import dev.goodput.producer.client.TimingPriority;
-import dev.goodput.producer.load.LoadRun;
 import dev.goodput.producer.load.Matrix;
 import dev.goodput.producer.load.Preparation;
 import dev.goodput.producer.load.Scenario;
@@ -118,6 +117,10 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--goodput", arity = "1..*", description = "SLO objectives replacing the contract's, in ms as vLLM"
             + " takes them: ttft:200 tpot:50 e2el:5000 (default: the contract's).")
     List<String> goodput;
+
+    @Option(names = "--repeat", description = "With --duration: run the matrix again and again until then, each pass under a run"
+            + " id of its own (<run>-pass2, ...); default: once, then the demo ends. Without --duration it repeats until Ctrl-C.")
+    boolean repeat;
 
     @Option(names = "--lateness-bound-ms", defaultValue = "1", description = "Dispatch lateness p99 above which, if it is"
             + " also above 5 %% of the TTFT median, a scenario is marked generator-saturated (default: ${DEFAULT-VALUE} ms).")
@@ -235,7 +238,9 @@ final class DemoCommand implements Callable<Integer> {
                     streamsConfig.window().toSeconds(), streamsConfig.grace().toSeconds());
             out.printf(Locale.ROOT, "  sink       prices from %s; metrics at %s%n", pricesFile, sink.metrics().url());
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
-            out.println(duration == null ? "Press Ctrl-C to stop." : "Stopping after " + duration.toSeconds() + " s.");
+            out.println(duration == null ? "Press Ctrl-C to stop (the matrix repeats, each pass a run of its own)."
+                    : (repeat ? "Repeating the matrix, each pass a run of its own;" : "Running the matrix once;")
+                    + " stopping after " + duration.toSeconds() + " s at the latest.");
             out.flush();
             final Target target = givenTarget != null ? givenTarget : targetOptions.target(sim.baseUrl(), contract, "simulator");
             final Preparation preparation = givenPreparation != null ? givenPreparation
@@ -253,7 +258,9 @@ final class DemoCommand implements Callable<Integer> {
                  ServerMetricsSampler sampler = givenTarget == null ? null : targetOptions.serverMetrics(target, contract.id(),
                          runId, m -> generator.sink().serverMetrics(Topics.SERVER_METRICS.name(), m), out)) {
                 outcome = generator.outcome();
-                final Thread load = new Thread(() -> loop(generator, matrix, contract, objectives, corpus, target, preparation, runId, stop),
+                final Thread load = new Thread(() -> DemoLoad.run(generator, matrix, contract, objectives, corpus, target, preparation,
+                        runId, scenarioSeconds != null ? scenarioSeconds : matrix.durationS(), Math.round(latenessBoundMs * 1000),
+                        repeat || duration == null, stop, failedPart),
                         "goodput-demo-load");
                 load.start();
                 watch(streams, streamsFailures, sink, stop, failedPart);
@@ -364,29 +371,6 @@ final class DemoCommand implements Callable<Integer> {
                     matrix.scenarios(), corpus, out);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), contractFile + ": " + e.getMessage());
-        }
-    }
-
-    private void loop(Generator g, Matrix matrix, Contract contract, Contract.Objectives objectives, Corpus corpus,
-                      Target target, Preparation preparation, String runId, CountDownLatch stop) {
-        final double seconds = scenarioSeconds != null ? scenarioSeconds : matrix.durationS();
-        try {
-            while (!g.stopped()) {
-                for (Scenario sc : matrix.scenarios()) {
-                    if (g.stopped()) {
-                        return;
-                    }
-                    final RunIdentity identity = RunIdentity.of(contract, runId, target.targetId());
-                    g.run(new LoadRun.Settings(target, objectives == null ? identity : identity.withObjectives(objectives),
-                            sc, corpus,
-                            "demo", contract.arrival().process(), contract.arrival().burstiness(),
-                            contract.arrival().warmupS(), seconds, null, 0, null, Math.round(latenessBoundMs * 1000), 1,
-                            Duration.ofSeconds(5), null, preparation));
-                }
-            }
-        } catch (RuntimeException e) {
-            failedPart.compareAndSet(null, "load generator stopped: " + e.getMessage());
-            stop.countDown();
         }
     }
 

@@ -170,11 +170,14 @@ public final class LoadRun {
                 progress.println(stats.progress((lastProgress - wall0) / 1e9, inFlight.size(), tokenEvents.get()));
             }
         }
+        // stopped before the schedule's end (Ctrl-C, --duration, a failure): the summary says so
+        final boolean stoppedEarly = failure.get() != null;
         drain(progress, wall0, tokenEvents);
         final double wallS = (System.nanoTime() - wall0) / 1e9;
         final double cpuS = (processCpuNanos() - cpu0) / 1e9;
         progress.println(stats.progress(wallS, inFlight.size(), tokenEvents.get()));
-        return summary(startUs, warmupEndUs, wallS, cpuS, tokenEvents.get());
+        return RunSummary.newBuilder(summary(startUs, warmupEndUs, wallS, cpuS, tokenEvents.get()))
+                .setStoppedEarly(stoppedEarly).build();
     }
 
     private RequestExecution execution(RequestSpec spec, EventSink sink, Schedule schedule) {
