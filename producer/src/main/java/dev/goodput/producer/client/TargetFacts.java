@@ -62,25 +62,29 @@ public final class TargetFacts {
 
     /**
      * The tokens the target's chat template adds around a user message with {@code content}: the
-     * templated prompt's tokens (with the engine's special tokens) less the content's own. Null when
-     * the target has no {@code /apply-template}.
+     * templated prompt's tokens (with the engine's special tokens) less the content's own, the
+     * templated prompt from llama.cpp's {@code /apply-template}; where the target has none (vLLM,
+     * SGLang), from the usage of one chat request of one output token. Null when neither answers.
      */
     public static Integer chatTemplateTokens(Target target, TokenCounter counter, String content) {
         final ObjectNode body = JSON.createObjectNode();
         body.putArray("messages").addObject().put("role", "user").put("content", content);
-        final JsonNode r = post(target, "apply-template", body);
-        if (r == null || !r.path("prompt").isTextual()) {
-            return null;
+        final JsonNode r = post(target, root(target).resolve("apply-template"), body);
+        if (r != null && r.path("prompt").isTextual()) {
+            return counter.count(r.get("prompt").asText(), true) - counter.count(content, false);
         }
-        return counter.count(r.get("prompt").asText(), true) - counter.count(content, false);
+        body.put("model", target.model()).put("max_tokens", 1).put("stream", false);
+        final JsonNode answer = post(target, target.endpoint(), body);
+        final JsonNode prompt = answer == null ? null : answer.path("usage").path("prompt_tokens");
+        return prompt != null && prompt.canConvertToInt() ? prompt.intValue() - counter.count(content, false) : null;
     }
 
     private static JsonNode get(Target target, String route) {
         return send(target, HttpRequest.newBuilder(root(target).resolve(route)).GET());
     }
 
-    private static JsonNode post(Target target, String route, JsonNode body) {
-        return send(target, HttpRequest.newBuilder(root(target).resolve(route)).header("Content-Type", "application/json")
+    private static JsonNode post(Target target, URI uri, JsonNode body) {
+        return send(target, HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8)));
     }
 

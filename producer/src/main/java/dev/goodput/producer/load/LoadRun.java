@@ -97,6 +97,8 @@ public final class LoadRun {
     /** Requests whose server-counted prompt was more than 5 % off its intended length, and one of them. */
     private final LongAdder promptsOff = new LongAdder();
     private volatile String promptOffExample;
+    /** The target's build as its stream's system_fingerprint says, when nothing else said it. */
+    private volatile String fingerprint;
     /** Makes request ids unique across runs of the same scenario by the same generator (the demo loops its matrix). */
     private String idPrefix;
 
@@ -205,6 +207,10 @@ public final class LoadRun {
         if (slots != null) {
             slots.release();
         }
+        if (s.preparation().targetVersion() == null && fingerprint == null) {
+            // a target that says its build nowhere else may say it in every chunk (system_fingerprint)
+            fingerprint = exec.fingerprint();
+        }
         final Integer template = s.preparation().chatTemplateTokens();
         if (e.getIntendedPromptTokens() != null && EngineAccount.promptOff(e.getIntendedPromptTokens(),
                 template == null ? 0 : template, e.getPromptTokens())) {
@@ -312,7 +318,8 @@ public final class LoadRun {
                 .setGeneratorCpuS(cpuS).setWallS(wallS)
                 .setTokenizer(s.preparation().sizer().tokenizer())
                 .setChatTemplateTokens(s.preparation().chatTemplateTokens())
-                .setTargetVersion(s.preparation().targetVersion()).setPromptsOff(promptsOff.sum()).build();
+                .setTargetVersion(s.preparation().targetVersion() != null ? s.preparation().targetVersion() : fingerprint)
+                .setPromptsOff(promptsOff.sum()).build();
     }
 
     /**

@@ -34,12 +34,15 @@ class PromptWarningTest {
 
     @Test
     void promptsTheServerCountsTwiceAsLongAreNamed() throws Exception {
-        final HttpServer s = HttpFixtures.scripted(List.of("data: {\"choices\":[{\"delta\":{\"content\":\"Paris\"}}]}\n\n",
+        final HttpServer s = HttpFixtures.scripted(List.of("data: {\"choices\":[{\"delta\":{\"content\":\"Paris\"}}],"
+                + "\"system_fingerprint\":\"b1-80fb11a\"}\n\n",
                 "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":129,\"completion_tokens\":1}}\n\n", "data: [DONE]\n\n"), false);
         try {
             final RunSummary[] summary = new RunSummary[1];
             final LoadRun run = run(HttpFixtures.baseUrl(s), new CollectingSink(), summary);
             assertThat(summary[0].getPromptsOff()).isEqualTo(3);
+            // a target that says its build nowhere else: its stream's system_fingerprint
+            assertThat(summary[0].getTargetVersion()).isEqualTo("b1-80fb11a");
             assertThat(run.promptWarning()).startsWith("WARNING: 3 request(s)").contains("64 intended, 129 counted by the server")
                     .contains("goodput/whitespace");
         } finally {
