@@ -356,7 +356,10 @@ public final class NioHttpClient implements AutoCloseable {
             }
             if (!resent && !responded && conn != null && conn.reused && t instanceof IOException) {
                 resent = true;
-                conn.closeQuietly();
+                // the broken connection lets go of this call, so that nothing still queued for it picks the call up
+                final NioConnection broken = conn;
+                broken.call = null;
+                broken.closeQuietly();
                 conn = null;
                 exchange.resent("the reused connection failed before any response byte: " + t);
                 begin(this);
