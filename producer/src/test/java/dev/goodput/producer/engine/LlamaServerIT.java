@@ -331,4 +331,37 @@ class LlamaServerIT {
             assertThat(e.getOutputTokens()).isEqualTo(e.getServerTimings().getPredictedN()).isEqualTo(12);
         });
     }
+
+    /**
+     * An error inside a 200 stream, from the real engine: a logit_bias that makes the model emit half a
+     * UTF-8 character (byte 0xC3, token 198) fails llama-server's chat parser after the stream began.
+     * Through the proxy, the client gets the engine's stream as it came, and the call is recorded as a
+     * server_error with the engine's message, not as a protocol fault.
+     */
+    @Test
+    void anErrorInsideTheEnginesStreamIsAServerError() throws Exception {
+        final CollectingSink sink = new CollectingSink();
+        final Target t = target(true, seconds(120), seconds(30));
+        try (StreamingClient jetty = new StreamingClient(4);
+             ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), URI.create(server.base()),
+                     jetty.http(), HttpFixtures.RUN, "observed", t, sink, MicroClock.system())) {
+            final String body = "{\"model\":\"" + LlamaServer.MODEL + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+                    + "\"max_tokens\":16,\"temperature\":0,\"stream\":true,\"logit_bias\":{\"198\":6,\"68\":6}}";
+            final HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + proxy.address().getPort() + "/v1/chat/completions")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).contains("data: {\"error\"");
+            final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (sink.requests.isEmpty() && System.nanoTime() < until) {
+                Thread.sleep(20);
+            }
+        }
+        assertThat(sink.requests).hasSize(1);
+        final RequestEvent e = sink.requests.get(0);
+        assertThat(e.getStatus()).isEqualTo(RequestStatus.ERROR);
+        assertThat(e.getErrorClass()).isEqualTo("server_error");
+        assertThat(e.getHttpStatus()).isEqualTo(200);
+        assertThat(e.getErrorMessage()).startsWith("server error in stream (server_error): ");
+    }
 }
