@@ -3,10 +3,12 @@ package dev.goodput.report.peers;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 
 import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
@@ -154,7 +156,10 @@ public final class VllmResult {
     /**
      * vLLM's peak output tokens per second and peak concurrent requests: one-second buckets from the
      * first successful start; every token event (first token, then each ITL step) counts one in its
-     * bucket, and a request counts in every bucket from its start's to its end's.
+     * bucket, and a request counts in every bucket from its start's to its end's. The buckets are
+     * sparse, and concurrency is swept over the requests' edges: memory and time follow the number of
+     * requests and tokens, never the span between the first and last (a record dated 1970 beside one
+     * dated 2100 once meant an array of three billion buckets and an OutOfMemoryError).
      */
     static double[] peaks(List<Exchange> xs) {
         final List<Exchange> ok = xs.stream().filter(Exchange::ok).toList();
@@ -162,36 +167,26 @@ public final class VllmResult {
             return new double[] {0, 0};
         }
         final double min = ok.stream().mapToLong(Exchange::actualSendUs).min().orElseThrow() / 1e6;
-        final double max = ok.stream().mapToDouble(x -> x.actualSendUs() / 1e6 + x.measures().e2eUs() / 1e6).max().orElseThrow();
-        final int buckets = (int) Math.ceil(max - min) + 1;
-        final double[] tokens = new double[buckets];
-        final double[] concurrent = new double[buckets];
+        final Map<Long, Integer> tokens = new HashMap<>();
+        final TreeMap<Long, Integer> edges = new TreeMap<>();
         for (Exchange x : ok) {
             final double start = x.actualSendUs() / 1e6;
             double t = start + x.measures().ttftUs() / 1e6;
-            bump(tokens, (int) (t - min));
+            tokens.merge((long) (t - min), 1, Integer::sum);
             for (long g : x.measures().gapsUs()) {
                 t += g / 1e6;
-                bump(tokens, (int) (t - min));
+                tokens.merge((long) (t - min), 1, Integer::sum);
             }
-            final int from = (int) (start - min);
-            final int to = (int) (start + x.measures().e2eUs() / 1e6 - min);
-            for (int s = from; s <= to; s++) {
-                bump(concurrent, s);
-            }
+            edges.merge((long) (start - min), 1, Integer::sum);
+            edges.merge((long) (start + x.measures().e2eUs() / 1e6 - min) + 1, -1, Integer::sum);
         }
-        double peakTokens = 0;
         double peakConcurrent = 0;
-        for (int i = 0; i < buckets; i++) {
-            peakTokens = Math.max(peakTokens, tokens[i]);
-            peakConcurrent = Math.max(peakConcurrent, concurrent[i]);
+        int running = 0;
+        for (int change : edges.values()) {
+            running += change;
+            peakConcurrent = Math.max(peakConcurrent, running);
         }
+        final double peakTokens = tokens.values().stream().mapToInt(Integer::intValue).max().orElse(0);
         return new double[] {peakTokens, peakConcurrent};
-    }
-
-    private static void bump(double[] a, int i) {
-        if (i >= 0 && i < a.length) {
-            a[i]++;
-        }
     }
 }
