@@ -179,15 +179,16 @@ class LlamaServerIT {
     }
 
     /**
-     * Twice as many concurrent requests as slots, with the stall timeout far below the wait for a
-     * slot: llama-server sends nothing while a request waits, so before the fix every queued request
-     * was a "timeout" and TTFT p99 improved as the queue grew. Now the wait is TTFT: none times out,
-     * the longest TTFT exceeds the stall timeout, and TTFT p99 at twice the slots is above p99 at the slots.
+     * Twice as many concurrent requests as slots, with the stall timeout below the wait for a slot:
+     * llama-server sends nothing while a request waits, so before the fix every queued request was a
+     * "timeout" and TTFT p99 improved as the queue grew. Now the wait is TTFT: none times out, the
+     * longest TTFT exceeds the stall timeout, and TTFT p99 at twice the slots is above p99 at the slots.
      */
     @Test
     void queuedRequestsAreSlowNotTimedOut() {
-        final Duration stall = Duration.ofMillis(300);
-        final Run atSlots = run(target(false, seconds(120), stall), "server", new Scenario(32, 48, null, SLOTS, "cold"),
+        // below the wait for a slot (a whole answer of 96 tokens, over a second), far above a gap between two tokens
+        final Duration stall = Duration.ofMillis(600);
+        final Run atSlots = run(target(false, seconds(120), stall), "server", new Scenario(32, 96, null, SLOTS, "cold"),
                 "closed_loop", 8.0, null);
         // the engine's own view of its queue, sampled as a run does (--server-metrics)
         final List<ServerMetrics> samples = new CopyOnWriteArrayList<>();
@@ -195,7 +196,7 @@ class LlamaServerIT {
         try (ServerMetricsSampler sampler = ServerMetricsSampler.start(URI.create(server.base() + "/metrics"),
                 Duration.ofMillis(250), "c", "r", "llama-server", samples::add)) {
             assertThat(sampler).as("llama-server's /metrics is an engine's").isNotNull();
-            overloaded = run(target(false, seconds(120), stall), "server", new Scenario(32, 48, null, 2 * SLOTS, "cold"),
+            overloaded = run(target(false, seconds(120), stall), "server", new Scenario(32, 96, null, 2 * SLOTS, "cold"),
                     "closed_loop", 8.0, null);
         }
         assertThat(samples).allMatch(m -> m.getEngine().equals("llamacpp"));
