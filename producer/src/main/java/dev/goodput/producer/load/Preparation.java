@@ -42,6 +42,8 @@ public record Preparation(PromptSizer sizer, Integer chatTemplateTokens, String 
         final TokenCounter counter = TokenCounters.forContract(tokenizerName, contractDir, TargetFacts.root(target),
                 target.model(), target.headers());
         final PromptSizer sizer = target.chat() ? PromptSizer.forChat(counter) : PromptSizer.forCompletions(counter);
+        // every question measured now: the dispatcher, which builds each prompt just before its send, asks nothing
+        corpus.entries().forEach(e -> sizer.measure(e.prompt()));
         final List<PromptSizer.Sized> samples = new ArrayList<>();
         final TreeSet<Integer> lengths = new TreeSet<>();
         scenarios.forEach(s -> lengths.add(s.promptTokens()));

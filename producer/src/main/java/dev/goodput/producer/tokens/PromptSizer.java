@@ -94,6 +94,15 @@ public final class PromptSizer {
                 counter.count(VOCABULARY[0] + " " + k, false) - counter.count(VOCABULARY[0], false)});
     }
 
+    /**
+     * Measures a question's cost now, so that building its prompts later asks the tokenizer nothing:
+     * a run measures every corpus question before it starts, off the timed path (the target's
+     * /tokenize is an HTTP call).
+     */
+    public void measure(String question) {
+        question(question);
+    }
+
     /** A prompt of {@code tokens} tokens ending with the question (or the question alone, if it is longer). */
     public Sized build(String question, int tokens, long prefixSeed) {
         return build(question, tokens, new long[0], 1, prefixSeed);

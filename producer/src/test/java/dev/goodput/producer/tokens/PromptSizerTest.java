@@ -153,4 +153,32 @@ class PromptSizerTest {
             s.stop(0);
         }
     }
+
+    /** Once its questions are measured, building prompts asks the tokenizer nothing (the dispatcher's path). */
+    @Test
+    void measuredQuestionsCostNoTokenizerCallWhenPromptsAreBuilt(@TempDir Path dir) throws IOException {
+        letterTokenizer(dir);
+        try (TokenCounter letters = TokenCounters.forContract("letters-tokenizer.json", dir, null, "m", Map.of())) {
+            final int[] calls = {0};
+            final TokenCounter counting = new TokenCounter() {
+                @Override
+                public String name() {
+                    return letters.name();
+                }
+
+                @Override
+                public int count(String text, boolean special) {
+                    calls[0]++;
+                    return letters.count(text, special);
+                }
+            };
+            final PromptSizer sizer = PromptSizer.forCompletions(counting);
+            HttpFixtures.CORPUS.entries().forEach(e -> sizer.measure(e.prompt()));
+            final int before = calls[0];
+            for (long i = 0; i < 100; i++) {
+                sizer.build(HttpFixtures.CORPUS.get(i).prompt(), 256, i);
+            }
+            assertThat(calls[0]).isEqualTo(before);
+        }
+    }
 }
