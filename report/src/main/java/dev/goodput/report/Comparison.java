@@ -109,12 +109,12 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
             return new Side(name(s, Files.isDirectory(p) ? p : p.getParent() == null ? p : p.getParent()), s, contract, null);
         }
         if (!Files.isRegularFile(p)) {
-            throw new IllegalArgumentException(p + " does not exist: give a report bundle folder or a result file of vLLM, AIPerf or GuideLLM");
+            throw new IllegalArgumentException(p + " does not exist: give a report bundle folder or a result file of vLLM, AIPerf, GuideLLM or inference-perf");
         }
         final PeerResult peer = PeerResult.read(p);
         if (peer == null) {
             throw new IllegalArgumentException(p + " is neither a report bundle's summary.json nor a vLLM --save-result JSON, an AIPerf "
-                    + "profile_export_aiperf.json or a GuideLLM benchmarks.json");
+                    + "profile_export_aiperf.json, a GuideLLM benchmarks.json or an inference-perf summary_lifecycle_metrics.json");
         }
         return new Side(peer.summary().path("run_id").asText() + " (" + peer.kind().label() + ")", pick(peer.summary(), scenario, p),
                 null, peer);

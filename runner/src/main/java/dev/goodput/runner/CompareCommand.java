@@ -20,7 +20,8 @@ import picocli.CommandLine;
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = {"Compare two results: goodput, cost per successful 1M, quality, latency; contract differences.",
                 "Either side may be a report bundle or a peer's result file: a vLLM bench serve --save-result JSON, an AIPerf "
-                        + "profile_export_aiperf.json or a GuideLLM benchmarks.json (figures it cannot give are named)."})
+                        + "profile_export_aiperf.json, a GuideLLM benchmarks.json or an inference-perf summary_lifecycle_metrics.json "
+                        + "(figures it cannot give are named)."})
 final class CompareCommand implements Callable<Integer> {
 
     @CommandLine.Spec

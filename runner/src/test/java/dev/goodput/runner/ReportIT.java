@@ -305,13 +305,13 @@ class ReportIT {
                 if (expected == null) {
                     assertThat(n.get("error").isNull()).as(l).isFalse();
                 } else {
-                    assertThat(n.get("metrics").get("ttft").get("value").asDouble()).as(l).isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-9));
+                    assertThat(n.get("metrics").get("time_to_first_token").get("value").asDouble()).as(l).isCloseTo(expected, org.assertj.core.api.Assertions.within(1e-9));
                 }
             }
-            assertThat(json.readTree(bundleA.resolve("peers/aiperf/" + id + "/profile_export_aiperf.json").toFile()).get("records")
+            assertThat(json.readTree(bundleA.resolve("peers/aiperf/" + id + "/profile_export_aiperf.json").toFile())
                     .get("request_count").get("avg").asLong()).isEqualTo(vllm.get("completed").asLong());
             assertThat(Files.readAllLines(bundleA.resolve("peers/aiperf/" + id + "/profile_export_aiperf.csv")).get(0))
-                    .isEqualTo("Metric,avg,min,max,p1,p5,p25,p50,p75,p90,p95,p99,std");
+                    .isEqualTo("Metric,avg,min,max,p1,p5,p10,p25,p50,p75,p90,p95,p99,std");
             assertThat(guidellm.get("benchmarks").get(i++).get("metrics").get("request_totals").get("total").asInt()).isEqualTo(requests.size());
             assertThat(manifest.has("peers/vllm/" + id + ".json")).isTrue();
         }

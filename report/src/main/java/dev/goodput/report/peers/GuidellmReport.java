@@ -31,8 +31,8 @@ public final class GuidellmReport {
      * A request as GuideLLM's request stats describe it. Times are kept in microseconds since the
      * epoch, so that differences are exact; GuideLLM's seconds are derived from them.
      */
-    record Stats(String requestId, String status, long startUs, long endUs, Long firstTokenUs, Long firstOutputTokenUs,
-                 Long lastTokenUs, int iterations, int promptTokens, int outputTokens) {
+    record Stats(String requestId, String status, long intendedUs, long startUs, long endUs, Long firstTokenUs, Long firstOutputTokenUs,
+                 Long lastTokenUs, int iterations, int promptTokens, int outputTokens, String error) {
 
         double start() {
             return startUs / 1e6;
@@ -68,6 +68,12 @@ public final class GuidellmReport {
                     : (lastTokenUs - firstTokenUs) / 1e3 / (outputTokens - 1);
         }
 
+        /** GuideLLM's timings after the first token (its iter_tokens_timings): empty without two iterations. */
+        List<Weighted> iterTimings() {
+            final List<Weighted> t = outputTimings();
+            return firstTokenUs == null || lastTokenUs == null || iterations <= 1 || outputTokens <= 1 ? List.of() : t.subList(1, t.size());
+        }
+
         /** GuideLLM's output token timings: the first token, then the other iterations evenly spaced up to the last. */
         List<Weighted> outputTimings() {
             if (firstTokenUs == null || lastTokenUs == null || iterations <= 1) {
@@ -94,31 +100,24 @@ public final class GuidellmReport {
         final Long first = e.getFirstChunkTimeUs() == null ? null : Micros.of(e.getFirstChunkTimeUs());
         final Long firstAnswer = e.getFirstAnswerTimeUs() == null ? null : Micros.of(e.getFirstAnswerTimeUs());
         final Long last = e.getLastChunkTimeUs() == null ? null : Micros.of(e.getLastChunkTimeUs());
-        return new Stats(e.getRequestId(), status, x.actualSendUs(), x.completionUs(), first, firstAnswer, last,
-                Math.max(x.arrivalsUs().length, e.getContentChunks()), e.getPromptTokens(), e.getOutputTokens());
+        return new Stats(e.getRequestId(), status, Micros.of(e.getIntendedSendTimeUs()), x.actualSendUs(), x.completionUs(), first,
+                firstAnswer, last, Math.max(x.arrivalsUs().length, e.getContentChunks()), e.getPromptTokens(), e.getOutputTokens(),
+                x.ok() ? null : e.getErrorMessage() != null ? e.getErrorMessage() : x.error());
     }
 
-    /** The whole file: one benchmark per scenario, in the order they ran. */
+    /** The whole file (GuideLLM's report schema version 2): one benchmark per scenario, in the order they ran. */
     static Map<String, Object> of(String runId, List<RunSummary> scenarios, Map<String, List<Exchange>> byScenario, Contract contract,
-                                  String target, String goodputVersion) {
+                                  String target, String endpoint, String goodputVersion) {
         final Map<String, Object> m = new LinkedHashMap<>();
-        final Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("version", 1);
-        meta.put("guidellm_version", null);
-        meta.put("producer", "goodput " + goodputVersion);
-        meta.put("goodput_run_id", runId);
-        meta.put("goodput_contract_id", contract.id());
-        m.put("metadata", meta);
-        final Map<String, Object> args = new LinkedHashMap<>();
-        args.put("target", target);
-        args.put("model", contract.modelName());
-        args.put("processor", contract.tokenizerName());
-        m.put("args", args);
+        m.put("metadata", GuidellmEnvelope.metadata(runId, contract, goodputVersion));
+        m.put("config", GuidellmEnvelope.config(scenarios, contract, target, endpoint));
         final List<Object> benchmarks = new ArrayList<>();
         int index = 0;
         for (RunSummary s : scenarios) {
             final List<Exchange> xs = byScenario.getOrDefault(s.getScenarioId(), List.of());
-            benchmarks.add(benchmark(runId, index++, s, xs.stream().map(GuidellmReport::stats).toList()));
+            final Map<String, Object> b = benchmark(runId, index, s, xs.stream().map(GuidellmReport::stats).toList());
+            b.put("config", GuidellmEnvelope.benchmarkConfig(runId, index++, s, contract, endpoint));
+            benchmarks.add(b);
         }
         m.put("benchmarks", benchmarks);
         return m;
@@ -133,18 +132,8 @@ public final class GuidellmReport {
         }
         final Map<String, Object> b = new LinkedHashMap<>();
         b.put("type_", "generative_benchmark");
-        b.put("id_", runId + "/" + s.getScenarioId());
-        b.put("run_id", runId);
-        b.put("run_index", index);
-        final Map<String, Object> strategy = new LinkedHashMap<>();
-        if (s.getRateRps() != null && s.getRateRps() > 0) {
-            strategy.put("type_", s.getArrival().toLowerCase(Locale.ROOT).startsWith("poisson") ? "poisson" : "constant");
-            strategy.put("rate", s.getRateRps());
-        } else {
-            strategy.put("type_", "concurrent");
-            strategy.put("streams", s.getConcurrency());
-        }
-        b.put("config", Map.of("strategy", strategy, "goodput_scenario_id", s.getScenarioId(), "goodput_arrival", s.getArrival()));
+        b.put("config", Map.of("strategy", GuidellmEnvelope.strategy(s), "goodput_scenario_id", s.getScenarioId()));
+        b.put("scheduler_state", GuidellmEnvelope.schedulerState(s, by, measureStart, measureEnd));
         final Map<String, Object> sched = new LinkedHashMap<>();
         sched.put("start_time", Micros.of(s.getStartedUs()) / 1e6);
         sched.put("request_start_time", Micros.of(s.getStartedUs()) / 1e6);
@@ -153,6 +142,7 @@ public final class GuidellmReport {
         sched.put("request_end_time", measureEnd);
         sched.put("end_time", Micros.of(s.getEndedUs()) / 1e6);
         sched.put("requests_made", totals(by));
+        GuidellmEnvelope.schedulerAverages(sched, all);
         b.put("scheduler_metrics", sched);
 
         final Map<String, Object> metrics = new LinkedHashMap<>();
@@ -185,9 +175,13 @@ public final class GuidellmReport {
             t.addAll(x.outputTimings());
             return t;
         }, null, null));
+        metrics.put("output_tokens_per_iteration", spread(by, x -> x.outputTimings().stream().map(t -> w(t.weight(), 1)).toList()));
+        metrics.put("iter_tokens_per_iteration", spread(by, x -> x.iterTimings().stream().map(t -> w(t.weight(), 1)).toList()));
+        GuidellmEnvelope.modalities(metrics);
         b.put("metrics", metrics);
+        final double schedulerStart = Micros.of(s.getStartedUs()) / 1e6;
         final Map<String, Object> requests = new LinkedHashMap<>();
-        by.forEach((st, xs) -> requests.put(st, xs.stream().map(GuidellmReport::request).toList()));
+        by.forEach((st, xs) -> requests.put(st, xs.stream().map(x -> request(x, schedulerStart)).toList()));
         requests.put("total", null);
         b.put("requests", requests);
         b.put("start_time", measureStart);
@@ -225,6 +219,19 @@ public final class GuidellmReport {
                 GuidellmDistribution.fromValues(all, null));
     }
 
+    /** A distribution of several values per request (GuideLLM's per-iteration token counts). */
+    private static Map<String, Object> spread(Map<String, List<Stats>> by, Function<Stats, List<Weighted>> f) {
+        final Map<String, Map<String, Object>> per = new LinkedHashMap<>();
+        final List<Weighted> all = new ArrayList<>();
+        by.forEach((st, xs) -> {
+            final List<Weighted> v = xs.stream().flatMap(x -> f.apply(x).stream()).toList();
+            all.addAll(v);
+            per.put(st, GuidellmDistribution.fromValues(v, null));
+        });
+        return GuidellmDistribution.byStatus(per.get("successful"), per.get("incomplete"), per.get("errored"),
+                GuidellmDistribution.fromValues(all, null));
+    }
+
     private static Map<String, Object> rates(Map<String, List<Stats>> by, Function<Stats, List<Weighted>> f, Double start, Double end) {
         final Map<String, Map<String, Object>> per = new LinkedHashMap<>();
         final List<Weighted> all = new ArrayList<>();
@@ -237,10 +244,13 @@ public final class GuidellmReport {
                 GuidellmDistribution.rate(all, start, end));
     }
 
-    private static Map<String, Object> request(Stats x) {
+    private static Map<String, Object> request(Stats x, double schedulerStart) {
         final Map<String, Object> r = new LinkedHashMap<>();
         r.put("type_", "generative_request_stats");
         r.put("request_id", x.requestId());
+        r.put("info", GuidellmEnvelope.info(x, schedulerStart));
+        r.put("input_metrics", GuidellmEnvelope.usage(x.promptTokens()));
+        r.put("output_metrics", GuidellmEnvelope.usage(x.outputTokens()));
         r.put("request_start_time", x.start());
         r.put("request_end_time", x.end());
         r.put("request_latency", x.latency());

@@ -46,7 +46,8 @@ public final class PeerFiles {
         }
         final List<RunSummary> ordered = r.run().scenarioIds().stream().map(scenarios::get).toList();
         files.put("peers/guidellm/benchmarks.json", JSON.writeValueAsBytes(GuidellmReport.of(r.run().runId(), ordered, aiperf, r.contract(),
-                ordered.isEmpty() ? null : ordered.get(0).getTargetId(), r.provenance().goodputVersion())));
+                ordered.isEmpty() ? null : ordered.get(0).getTargetId(), ordered.isEmpty() ? "chat" : endpoint(vllm.get(ordered.get(0).getScenarioId())),
+                r.provenance().goodputVersion())));
         return files;
     }
 

@@ -27,7 +27,8 @@ public record PeerResult(Kind kind, JsonNode summary, List<String> missing, Stri
 
     /** The peer formats {@code compare} reads. */
     public enum Kind {
-        VLLM("a vLLM bench serve result"), AIPERF("an AIPerf profile export"), GUIDELLM("a GuideLLM benchmarks.json");
+        VLLM("a vLLM bench serve result"), AIPERF("an AIPerf profile export"), GUIDELLM("a GuideLLM benchmarks.json"),
+        INFERENCE_PERF("an inference-perf summary_lifecycle_metrics.json");
 
         private final String label;
 
@@ -51,11 +52,15 @@ public record PeerResult(Kind kind, JsonNode summary, List<String> missing, Stri
             throw new UncheckedIOException("cannot read " + file + ": " + e.getMessage(), e);
         }
         final String name = file.getFileName().toString();
-        if (n.has("records") && n.path("records").isObject()) {
+        if (n.has("records") && n.path("records").isObject()
+                || n.path("input_config").isObject() && (n.has("time_to_first_token") || n.has("request_throughput"))) {
             return aiperf(name, n);
         }
         if (n.has("benchmarks") && n.path("benchmarks").isArray()) {
             return guidellm(name, n);
+        }
+        if (n.path("successes").isObject() && n.path("load_summary").isObject()) {
+            return inferencePerf(name, n);
         }
         if (n.has("completed") && (n.has("mean_ttft_ms") || n.has("request_throughput"))) {
             return vllm(name, n);
@@ -93,8 +98,11 @@ public record PeerResult(Kind kind, JsonNode summary, List<String> missing, Stri
                         + "TTFT and E2E only) and stops TTFT at the first event with a choice, even a role-only one");
     }
 
+    /** AIPerf's summary: metrics at the top level since October 2025, under {@code records} in v0.1.1 (tags ttft, ttst). */
     static PeerResult aiperf(String name, JsonNode n) {
-        final JsonNode r = n.path("records");
+        final boolean old = n.path("records").isObject();
+        final JsonNode r = old ? n.path("records") : n;
+        final String ttft = old ? "ttft" : "time_to_first_token";
         final ObjectNode s = JSON.createObjectNode();
         s.put("scenario_id", n.path("input_config").path("goodput_scenario_id").asText("aiperf"));
         s.put("requests", Math.round(r.path("request_count").path("avg").asDouble() + r.path("error_request_count").path("avg").asDouble()));
@@ -109,8 +117,8 @@ public record PeerResult(Kind kind, JsonNode summary, List<String> missing, Stri
         } else {
             missing.addAll(List.of("goodput req/s", "good %"));
         }
-        latency(s, "ttft", "p50_us", r.path("ttft").path("p50"));
-        latency(s, "ttft", "p99_us", r.path("ttft").path("p99"));
+        latency(s, "ttft", "p50_us", r.path(ttft).path("p50"));
+        latency(s, "ttft", "p99_us", r.path(ttft).path("p99"));
         // AIPerf's inter-chunk latency is Goodput's ITL; AIPerf's inter-token latency is Goodput's TPOT
         latency(s, "itl", "p99_us", r.path("inter_chunk_latency").path("p99"));
         latency(s, "tpot", "p50_us", r.path("inter_token_latency").path("p50"));
@@ -122,6 +130,33 @@ public record PeerResult(Kind kind, JsonNode summary, List<String> missing, Stri
         return new PeerResult(Kind.AIPERF, summary(name, List.of(s)), missing,
                 "AIPerf starts its clock at the actual send (Goodput at the intended send); its inter_token_latency is Goodput's TPOT "
                         + "and its inter_chunk_latency Goodput's ITL");
+    }
+
+    /**
+     * inference-perf's request-lifecycle summary (seconds): {@code inter_token_latency} is pooled per
+     * gap (Goodput's ITL), {@code time_per_output_token} per request after the first token (TPOT).
+     */
+    static PeerResult inferencePerf(String name, JsonNode n) {
+        final JsonNode ok = n.path("successes");
+        final JsonNode lat = ok.path("latency");
+        final ObjectNode s = JSON.createObjectNode();
+        s.put("scenario_id", "inference-perf");
+        s.put("requests", ok.path("count").asLong() + n.path("failures").path("count").asLong());
+        put(s, "output_tokens_per_s", ok.path("throughput").path("output_tokens_per_sec"), 1);
+        latency(s, "ttft", "p50_us", seconds(lat.path("time_to_first_token").path("median")));
+        latency(s, "ttft", "p99_us", seconds(lat.path("time_to_first_token").path("p99")));
+        latency(s, "itl", "p99_us", seconds(lat.path("inter_token_latency").path("p99")));
+        latency(s, "tpot", "p50_us", seconds(lat.path("time_per_output_token").path("median")));
+        latency(s, "tpot", "p99_us", seconds(lat.path("time_per_output_token").path("p99")));
+        latency(s, "e2e", "p99_us", seconds(lat.path("request_latency").path("p99")));
+        return new PeerResult(Kind.INFERENCE_PERF, summary(name, List.of(s)),
+                List.of("$ / successful 1M", "quality pass %", "goodput req/s", "good %"),
+                "inference-perf starts its clock at the actual send (Goodput at the intended send; its schedule_delay is the "
+                        + "difference); its inter_token_latency is Goodput's ITL and its time_per_output_token Goodput's TPOT");
+    }
+
+    private static JsonNode seconds(JsonNode v) {
+        return v.isNumber() ? JSON.getNodeFactory().numberNode(v.asDouble() * 1000) : v;
     }
 
     static PeerResult guidellm(String name, JsonNode n) {

@@ -140,32 +140,39 @@ class PeerFilesTest {
     }
 
     @Test
-    void theAiperfFilesHaveAiperfsRecordsLabelsAndLines() throws IOException {
+    void theAiperfFilesHaveTheLayoutAiperfWritesSinceOctober2025() throws IOException {
         final Map<String, byte[]> files = PeerFiles.of(report());
         final JsonNode ours = file(files, "peers/aiperf/s/profile_export_aiperf.json");
         final JsonNode theirs = JSON.readTree(FIXTURES.resolve("aiperf/profile_export_aiperf.json").toFile());
         assertThat(keys(ours)).isEqualTo(keys(theirs));
-        final JsonNode theirRecords = theirs.get("records");
-        for (Iterator<Map.Entry<String, JsonNode>> it = ours.get("records").fields(); it.hasNext(); ) {
+        assertThat(ours.has("records")).as("v0.1.1's layout, which AIPerf's current models read as empty").isFalse();
+        final Set<String> distribution = keys(theirs.get("time_to_first_token"));
+        final Set<String> single = keys(theirs.get("request_throughput"));
+        for (Iterator<Map.Entry<String, JsonNode>> it = ours.fields(); it.hasNext(); ) {
             final Map.Entry<String, JsonNode> e = it.next();
-            assertThat(keys(e.getValue())).as(e.getKey()).isEqualTo(keys(theirRecords.get("ttft")));
-            if (theirRecords.has(e.getKey())) {
-                assertThat(e.getValue().get("unit")).as(e.getKey()).isEqualTo(theirRecords.get(e.getKey()).get("unit"));
-                assertThat(e.getValue().get("header")).as(e.getKey()).isEqualTo(theirRecords.get(e.getKey()).get("header"));
-                sameTypes(e.getValue(), theirRecords.get(e.getKey()), e.getKey());
+            final JsonNode their = theirs.get(e.getKey());
+            if (e.getValue().isNull() || !e.getValue().has("unit")) {
+                continue;
+            }
+            assertThat(keys(e.getValue())).as(e.getKey()).isIn(distribution, single);
+            if (their != null && !their.isNull()) {
+                assertThat(keys(e.getValue())).as(e.getKey()).isEqualTo(keys(their));
+                assertThat(e.getValue().get("unit")).as(e.getKey()).isEqualTo(their.get("unit"));
+                sameTypes(e.getValue(), their, e.getKey());
             }
         }
-        for (String tag : List.of("ttft", "request_latency", "inter_token_latency", "inter_chunk_latency", "input_sequence_length",
-                "output_sequence_length", "request_count", "error_request_count", "request_throughput", "output_token_throughput",
-                "benchmark_duration", "total_isl", "total_osl", "min_request_timestamp", "max_response_timestamp")) {
-            assertThat(ours.get("records").has(tag)).as(tag).isTrue();
+        for (String tag : List.of("time_to_first_token", "request_latency", "inter_token_latency", "inter_chunk_latency",
+                "input_sequence_length", "output_sequence_length", "request_count", "error_request_count", "request_throughput",
+                "output_token_throughput", "benchmark_duration", "total_isl", "total_osl", "min_request_timestamp",
+                "max_response_timestamp")) {
+            assertThat(ours.get(tag).isNull()).as(tag).isFalse();
         }
-        final JsonNode ttft = ours.get("records").get("ttft");
+        final JsonNode ttft = ours.get("time_to_first_token");
         assertThat(ttft.get("avg").asDouble()).isCloseTo(200.0, within(1e-6));
         assertThat(ttft.get("p99").asDouble()).isCloseTo(298.0, within(1e-6));
-        assertThat(ttft.get("count").asInt()).isEqualTo(3);
-        assertThat(ours.get("records").get("inter_chunk_latency").get("count").asInt()).as("pooled gaps").isEqualTo(9);
-        assertThat(ours.get("records").get("error_request_count").get("avg").asDouble()).isEqualTo(1.0);
+        assertThat(ttft.get("p10").asDouble()).isCloseTo(120.0, within(1e-6));
+        assertThat(ours.get("request_count").get("avg").asDouble()).isEqualTo(3.0);
+        assertThat(ours.get("error_request_count").get("avg").asDouble()).isEqualTo(1.0);
         assertThat(ours.get("error_summary").get(0).get("error_details").get("code").asInt()).isEqualTo(500);
 
         final List<String> csv = new String(files.get("peers/aiperf/s/profile_export_aiperf.csv"), StandardCharsets.UTF_8).lines().toList();
@@ -175,25 +182,26 @@ class PeerFilesTest {
         final Set<String> theirLabels = new TreeSet<>();
         theirCsv.forEach(l -> theirLabels.add(l.split(",")[0]));
         for (String label : List.of("Time to First Token (ms)", "Request Latency (ms)", "Inter Token Latency (ms)",
-                "Inter Chunk Latency (ms)", "Request Count", "Error Request Count", "Request Throughput (requests/sec)",
-                "Benchmark Duration (sec)")) {
+                "Inter Chunk Latency (ms)", "Request Count", "Request Throughput (requests/sec)", "Benchmark Duration (sec)",
+                "Total Output Tokens (tokens)")) {
             assertThat(theirLabels).as("the fixture's own label").contains(label);
             assertThat(csv).as(label).anyMatch(l -> l.startsWith(label + ","));
         }
-        assertThat(csv).anyMatch(l -> l.equals("Time to First Token (ms),200.00,100.00,300.00,102.00,110.00,150.00,200.00,250.00,280.00,"
-                + "290.00,298.00,81.65"));
+        assertThat(csv).anyMatch(l -> l.equals("Time to First Token (ms),200.00,100.00,300.00,102.00,110.00,120.00,150.00,200.00,250.00,"
+                + "280.00,290.00,298.00,81.65"));
 
         final List<String> lines = new String(files.get("peers/aiperf/s/profile_export.jsonl"), StandardCharsets.UTF_8).lines().toList();
-        final List<String> theirLines = Files.readAllLines(FIXTURES.resolve("aiperf/profile_export.jsonl"));
-        final JsonNode theirError = JSON.readTree(theirLines.get(0));
-        final JsonNode theirOk = JSON.readTree(theirLines.get(1));
+        final JsonNode theirOk = JSON.readTree(Files.readAllLines(FIXTURES.resolve("aiperf/profile_export.jsonl")).get(0));
+        // the current sample has no failed request: an error's keys are those of the v0.1.1 export's error line
+        final JsonNode theirError = JSON.readTree(Files.readAllLines(FIXTURES.resolve("aiperf-v0.1.1/profile_export.jsonl")).get(0));
         assertThat(lines).hasSize(4);
         for (String l : lines) {
             final JsonNode n = JSON.readTree(l);
             assertThat(keys(n)).isEqualTo(keys(theirOk));
             assertThat(keys(n.get("metadata"))).isEqualTo(keys(theirOk.get("metadata")));
+            sameTypes(n.get("metadata"), theirOk.get("metadata"), "metadata");
             if (n.get("error").isNull()) {
-                assertThat(theirOk.get("metrics").fieldNames()).toIterable().containsAll(keys(n.get("metrics")));
+                assertThat(keys(n.get("metrics"))).isEqualTo(keys(theirOk.get("metrics")));
                 n.get("metrics").fields().forEachRemaining(e -> assertThat(keys(e.getValue())).isEqualTo(Set.of("value", "unit")));
                 sameTypes(n.get("metrics"), theirOk.get("metrics"), "jsonl");
             } else {
@@ -201,23 +209,36 @@ class PeerFilesTest {
                 assertThat(keys(n.get("metrics"))).isEqualTo(keys(theirError.get("metrics")));
             }
         }
+        assertThat(JSON.readTree(lines.get(0)).get("metadata").get("request_start_ns").asLong())
+                .isEqualTo(T0.getEpochSecond() * 1_000_000_000L + T0.getNano());
     }
 
     @Test
-    void theGuidellmFileHasGuidellmsBenchmarkAndDistributionShape() throws IOException {
+    void theGuidellmFileHasGuidellmsSchemaVersion2() throws IOException {
         final Map<String, byte[]> files = PeerFiles.of(report());
         final JsonNode ours = file(files, "peers/guidellm/benchmarks.json");
         final JsonNode theirs = JSON.readTree(FIXTURES.resolve("guidellm-benchmarks.json").toFile());
         assertThat(keys(ours)).isEqualTo(keys(theirs));
+        assertThat(ours.get("metadata").get("version").asInt()).isEqualTo(theirs.get("metadata").get("version").asInt()).isEqualTo(2);
+        assertThat(keys(ours.get("config"))).isEqualTo(keys(theirs.get("config")));
         final JsonNode b = ours.get("benchmarks").get(0);
         final JsonNode tb = theirs.get("benchmarks").get(0);
         assertThat(keys(b)).isEqualTo(keys(tb));
+        assertThat(keys(tb.get("config"))).containsAll(keys(b.get("config")).stream().filter(k -> !k.startsWith("goodput_")).toList());
+        assertThat(keys(b.get("scheduler_metrics"))).isEqualTo(keys(tb.get("scheduler_metrics")));
+        assertThat(keys(tb.get("scheduler_state"))).containsAll(keys(b.get("scheduler_state")));
         assertThat(keys(b.get("metrics"))).isEqualTo(keys(tb.get("metrics")));
         assertThat(keys(b.get("requests"))).isEqualTo(keys(tb.get("requests")));
-        assertThat(keys(b.get("requests").get("successful").get(0))).isEqualTo(keys(tb.get("requests").get("successful").get(0)));
+        final JsonNode req = b.get("requests").get("successful").get(0);
+        final JsonNode treq = tb.get("requests").get("successful").get(0);
+        assertThat(keys(treq)).containsAll(keys(req));
+        assertThat(keys(treq.get("info"))).containsAll(keys(req.get("info")));
+        assertThat(keys(req.get("info").get("timings"))).isEqualTo(keys(treq.get("info").get("timings")));
+        sameTypes(req.get("info").get("timings"), treq.get("info").get("timings"), "timings");
         for (Iterator<String> it = tb.get("metrics").fieldNames(); it.hasNext(); ) {
             final String k = it.next();
-            if (k.equals("request_totals")) {
+            if (!tb.get("metrics").get(k).has("successful") || k.equals("request_totals")) {
+                assertThat(keys(b.get("metrics").get(k))).as(k).isEqualTo(keys(tb.get("metrics").get(k)));
                 continue;
             }
             final JsonNode dist = b.get("metrics").get(k);
@@ -237,8 +258,17 @@ class PeerFilesTest {
         // ITL (last - first) / (tokens - 1) = 10, 20, 30 ms, each weighted by 3 gaps
         assertThat(m.get("inter_token_latency_ms").get("successful").get("mean").asDouble()).isCloseTo(20.0, within(1e-6));
         assertThat(m.get("inter_token_latency_ms").get("successful").get("count").asInt()).isEqualTo(9);
+        // four iterations of one token each: after the first, 3 per request
+        assertThat(m.get("iter_tokens_per_iteration").get("successful").get("count").asInt()).isEqualTo(9);
+        assertThat(m.get("output_tokens_per_iteration").get("successful").get("mean").asDouble()).isCloseTo(1.0, within(1e-9));
         // request latency in seconds
         assertThat(m.get("request_latency").get("successful").get("min").asDouble()).isCloseTo(0.131, within(1e-9));
+        // GuideLLM recomputes TTFT from the timings on load: first token 100 ms after the actual send
+        final JsonNode t = req.get("info").get("timings");
+        assertThat((t.get("first_token_iteration").asDouble() - t.get("request_start").asDouble()) * 1000).isCloseTo(100.0, within(1e-3));
+        // dispatch lateness as GuideLLM's targeted start delay: three sends 2 ms late, the failed one on time
+        assertThat(b.get("scheduler_metrics").get("request_targeted_start_delay_avg").asDouble()).isCloseTo(0.0015, within(1e-9));
+        assertThat(req.get("input_metrics").get("total_tokens").asInt()).isEqualTo(100);
     }
 
     @Test
@@ -250,13 +280,25 @@ class PeerFilesTest {
         assertThat(vllm.missing()).contains("goodput req/s", "$ / successful 1M");
         final PeerResult aiperf = PeerResult.read(FIXTURES.resolve("aiperf/profile_export_aiperf.json"));
         assertThat(aiperf.kind()).isEqualTo(PeerResult.Kind.AIPERF);
-        assertThat(aiperf.summary().get("total").get("requests").asInt()).isEqualTo(100);
-        assertThat(aiperf.summary().get("total").get("latency").get("itl").get("p99_us").asDouble()).isCloseTo(140534.29476, within(1e-6));
-        assertThat(aiperf.summary().get("total").get("latency").get("tpot").get("p99_us").asDouble()).isCloseTo(33732.24787406911, within(1e-6));
+        assertThat(aiperf.summary().get("total").get("requests").asInt()).isEqualTo(200);
+        assertThat(aiperf.summary().get("total").get("latency").get("ttft").get("p99_us").asDouble()).isCloseTo(89090.29500999999, within(1e-6));
+        assertThat(aiperf.summary().get("total").get("latency").get("itl").get("p99_us").asDouble()).isCloseTo(66775.81862, within(1e-6));
+        final PeerResult old = PeerResult.read(FIXTURES.resolve("aiperf-v0.1.1/profile_export_aiperf.json"));
+        assertThat(old.kind()).isEqualTo(PeerResult.Kind.AIPERF);
+        assertThat(old.summary().get("total").get("requests").asInt()).isEqualTo(100);
+        assertThat(old.summary().get("total").get("latency").get("itl").get("p99_us").asDouble()).isCloseTo(140534.29476, within(1e-6));
+        assertThat(old.summary().get("total").get("latency").get("tpot").get("p99_us").asDouble()).isCloseTo(33732.24787406911, within(1e-6));
         final PeerResult guidellm = PeerResult.read(FIXTURES.resolve("guidellm-benchmarks.json"));
         assertThat(guidellm.kind()).isEqualTo(PeerResult.Kind.GUIDELLM);
-        assertThat(guidellm.summary().get("total").get("latency").get("ttft").get("p50_us").asDouble()).isCloseTo(50000.0, within(1e-6));
-        assertThat(guidellm.summary().get("total").get("latency").get("e2e").get("p99_us").asDouble()).isCloseTo(500000.0, within(1e-6));
+        final JsonNode gm = JSON.valueToTree(guidellm.summary()).get("total");
+        assertThat(gm.get("requests").asInt()).isEqualTo(200);
+        assertThat(gm.get("latency").get("ttft").get("p50_us").asDouble()).isCloseTo(55379.86755371094, within(1e-6));
+        final PeerResult ip = PeerResult.read(FIXTURES.resolve("inference-perf-summary_lifecycle_metrics.json"));
+        assertThat(ip.kind()).isEqualTo(PeerResult.Kind.INFERENCE_PERF);
+        assertThat(ip.summary().get("total").get("requests").asInt()).isEqualTo(200);
+        // seconds in the file, microseconds in the summary
+        assertThat(ip.summary().get("total").get("latency").get("ttft").get("p99_us").asDouble()).isCloseTo(547125.9459998191, within(1e-3));
+        assertThat(ip.summary().get("total").get("latency").get("itl").get("p99_us").asDouble()).isCloseTo(149451.7601601501, within(1e-3));
     }
 
     @Test
@@ -279,7 +321,7 @@ class PeerFilesTest {
     @Test
     void compareTakesAPeersFileAsEitherSideAndSaysWhatItCannotGive() {
         final var c = dev.goodput.report.Comparison.of(FIXTURES.resolve("vllm-bench-serve-save-result.json"),
-                FIXTURES.resolve("aiperf/profile_export_aiperf.json"));
+                FIXTURES.resolve("aiperf-v0.1.1/profile_export_aiperf.json"));
         assertThat(c.rows()).anySatisfy(r -> {
             assertThat(r.figure()).isEqualTo("TTFT p99 ms");
             assertThat(r.a()).isCloseTo(143.32562107359988, within(1e-9));
