@@ -2,10 +2,14 @@ package dev.goodput.sink;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
@@ -13,10 +17,7 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.records.LatencySummaries;
 import io.opentelemetry.api.metrics.Meter;
-import io.prometheus.metrics.core.metrics.Counter;
-import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.prometheus.metrics.model.snapshots.Unit;
 import org.HdrHistogram.HistogramIterationValue;
 
 /**
@@ -57,14 +58,14 @@ public final class ClientMetrics {
                 "Time per output token, (E2E - TTFT) / (output tokens - 1), OK requests with 2 or more output tokens."),
         TIME_TO_FIRST_ANSWER("goodput.time_to_first_answer_token", "s", true, DURATION_BUCKETS,
                 "Time to the first answer (non-reasoning) chunk, from the intended send."),
-        REQUESTS("goodput.requests", "{request}", false, null, "Requests by status and error type (empty when OK).",
-                "status", "error.type"),
+        REQUESTS("goodput.requests", "{request}", false, null, "Requests by status and error type (left out when OK).",
+                "goodput.status", "error.type"),
         VERDICTS("goodput.verdicts", "{request}", false, null,
-                "Requests by verdict: good (every objective and the quality floor met) or not_good.", "verdict"),
+                "Requests by verdict: good (every objective and the quality floor met) or not_good.", "goodput.verdict"),
         FAILED_OBJECTIVES("goodput.failed_objectives", "{request}", false, null,
-                "Objectives missed, by objective (status, ttft, tpot, e2el): a request may miss several.", "objective"),
+                "Objectives missed, by objective (status, ttft, tpot, e2el): a request may miss several.", "goodput.objective"),
         REFUSED("goodput.refused_events", "{record}", false, null,
-                "Records refused to the DLQ, by reason, counted once per final window (refused_events).", "reason"),
+                "Records refused to the DLQ, by reason, counted once per final window (refused_events).", "goodput.reason"),
         LATE("goodput.late_events", "{record}", false, null,
                 "Late records refused to the DLQ, counted once per final window (late_events).");
 
@@ -107,12 +108,52 @@ public final class ClientMetrics {
         void add(Instrument i, String[] values, long n);
     }
 
+    /**
+     * ITL gaps between 1 and 50 ms, where OTel's advisory boundaries double from 10 to 80 ms: with
+     * them, neighbouring boundaries are at most 1.33x apart from 3 ms up. The native histogram
+     * (1.022x) is the exact one; TPOT keeps OTel's boundaries and its objective, so that a
+     * text-format scrape of a large matrix stays under 1 MB.
+     */
+    static final double[] PER_TOKEN_STEPS = {0.001, 0.002, 0.003, 0.004, 0.005, 0.006, 0.0075, 0.0125, 0.015, 0.025, 0.03, 0.05};
+
     private final Map<String, Contract> contracts;
     private final List<Recorder> recorders = new ArrayList<>();
+    /** Operation and target last seen per contract and scenario, for the ITL gaps, which come from windows. */
+    private final Map<String, String[]> seen = new ConcurrentHashMap<>();
 
     public ClientMetrics(PrometheusRegistry registry, Map<String, Contract> contracts) {
         this.contracts = contracts;
-        recorders.add(new PrometheusRecorder(registry));
+        recorders.add(new PrometheusRecorder(registry, classicBuckets(contracts.values())));
+    }
+
+    /**
+     * Each histogram's classic boundaries: OTel's advisory ones, every objective the contracts set
+     * for that quantity (so "within the objective" is a bucket count, not an interpolation), and
+     * for ITL steps of 1 to 10 ms up to 50 ms.
+     */
+    static Map<Instrument, double[]> classicBuckets(Collection<Contract> contracts) {
+        final Map<Instrument, double[]> out = new EnumMap<>(Instrument.class);
+        for (Instrument i : Instrument.values()) {
+            if (!i.histogram) {
+                continue;
+            }
+            final TreeSet<Double> bounds = new TreeSet<>();
+            Arrays.stream(i.buckets).forEach(bounds::add);
+            if (i == Instrument.TIME_PER_OUTPUT_CHUNK) {
+                Arrays.stream(PER_TOKEN_STEPS).forEach(bounds::add);
+            }
+            for (Contract c : contracts) {
+                final Optional<Long> objective = switch (i) {
+                    case TIME_TO_FIRST_CHUNK, TIME_TO_FIRST_ANSWER -> c.objectives().ttftUs();
+                    case TPOT, TIME_PER_OUTPUT_CHUNK -> c.objectives().tpotUs();
+                    case DURATION -> c.objectives().e2eUs();
+                    default -> Optional.empty();
+                };
+                objective.ifPresent(us -> bounds.add(us / 1e6));
+            }
+            out.put(i, bounds.stream().mapToDouble(Double::doubleValue).toArray());
+        }
+        return out;
     }
 
     /** Also records into an OpenTelemetry meter (exported over OTLP). */
@@ -136,6 +177,7 @@ public final class ClientMetrics {
     /** One request, once. */
     public void onVerdict(RequestVerdict v) {
         final String[] a = attributes(v.getContractId(), v.getScenarioId(), v.getTargetId(), v.getOperation());
+        seen.put(v.getContractId() + "\u0000" + v.getScenarioId(), a);
         final boolean ok = v.getStatus() == RequestStatus.OK;
         if (ok && v.getE2eUs() != null) {
             observe(Instrument.DURATION, a, v.getE2eUs() / 1e6);
@@ -168,7 +210,9 @@ public final class ClientMetrics {
         if (!w.getIsFinal()) {
             return;
         }
-        final String[] a = attributes(w.getContractId(), w.getScenarioId(), null, null);
+        // a window knows no target or operation: those of the scenario's requests, when the sink has seen one
+        final String[] a = seen.getOrDefault(w.getContractId() + "\u0000" + w.getScenarioId(),
+                attributes(w.getContractId(), w.getScenarioId(), null, null));
         if (w.getItl().getCount() > 0) {
             final org.HdrHistogram.Histogram h = LatencySummaries.histogram(w.getItl());
             for (HistogramIterationValue v : h.recordedValues()) {
@@ -213,38 +257,5 @@ public final class ClientMetrics {
         final String[] all = Arrays.copyOf(a, a.length + more.length);
         System.arraycopy(more, 0, all, a.length, more.length);
         return all;
-    }
-
-    /** The instruments in a Prometheus registry. */
-    static final class PrometheusRecorder implements Recorder {
-        private final Map<Instrument, Histogram> histograms = new EnumMap<>(Instrument.class);
-        private final Map<Instrument, Counter> counters = new EnumMap<>(Instrument.class);
-
-        PrometheusRecorder(PrometheusRegistry registry) {
-            for (Instrument i : Instrument.values()) {
-                final String[] labels = i.attributes.stream().map(Instrument::label).toArray(String[]::new);
-                if (i.histogram) {
-                    final var b = Histogram.builder().name(i.prometheusName()).help(i.help)
-                            .classicUpperBounds(i.buckets).classicOnly().labelNames(labels);
-                    if ("s".equals(i.unit)) {
-                        b.unit(Unit.SECONDS);
-                    }
-                    histograms.put(i, b.register(registry));
-                } else {
-                    counters.put(i, Counter.builder().name(i.prometheusName()).help(i.help)
-                            .labelNames(labels).register(registry));
-                }
-            }
-        }
-
-        @Override
-        public void observe(Instrument i, String[] values, double value) {
-            histograms.get(i).labelValues(values).observe(value);
-        }
-
-        @Override
-        public void add(Instrument i, String[] values, long n) {
-            counters.get(i).labelValues(values).inc(n);
-        }
     }
 }

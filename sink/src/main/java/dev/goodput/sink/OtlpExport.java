@@ -17,7 +17,10 @@ import io.opentelemetry.api.metrics.DoubleHistogram;
 import io.opentelemetry.api.metrics.LongCounter;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.exporter.otlp.http.metrics.OtlpHttpMetricExporter;
+import io.opentelemetry.sdk.metrics.Aggregation;
+import io.opentelemetry.sdk.metrics.InstrumentType;
 import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.metrics.export.DefaultAggregationSelector;
 import io.opentelemetry.sdk.metrics.export.PeriodicMetricReader;
 import io.opentelemetry.sdk.resources.Resource;
 
@@ -27,9 +30,12 @@ import io.opentelemetry.sdk.resources.Resource;
  * {@code OTEL_EXPORTER_OTLP_ENDPOINT} (then {@code /v1/metrics}) or
  * {@code OTEL_EXPORTER_OTLP_METRICS_ENDPOINT}, with {@code OTEL_EXPORTER_OTLP_HEADERS} and
  * {@code OTEL_RESOURCE_ATTRIBUTES}; {@code service.name} and {@code service.version} are set.
- * Cumulative temporality, as Prometheus has it.
+ * Cumulative temporality, as Prometheus has it; histograms as base-2 exponential histograms.
  */
 public final class OtlpExport implements AutoCloseable {
+
+    /** Buckets per exponential histogram point; the SDK lowers the scale to stay within them. */
+    static final int EXPONENTIAL_MAX_BUCKETS = 320;
 
     /** How often the SDK exports. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofSeconds(10);
@@ -40,7 +46,11 @@ public final class OtlpExport implements AutoCloseable {
 
     public OtlpExport(String metricsEndpoint, Map<String, String> headers, Map<String, String> resourceAttributes,
                       String serviceName, Duration interval) {
-        final var exporter = OtlpHttpMetricExporter.builder().setEndpoint(metricsEndpoint);
+        // exponential histograms: their quantiles are off by at most one bucket's width (2 % or less at the
+        // scale 320 buckets allow over a factor of 5,000), where OTel's advisory boundaries double
+        final var exporter = OtlpHttpMetricExporter.builder().setEndpoint(metricsEndpoint)
+                .setDefaultAggregationSelector(DefaultAggregationSelector.getDefault().with(InstrumentType.HISTOGRAM,
+                        Aggregation.base2ExponentialBucketHistogram(EXPONENTIAL_MAX_BUCKETS, 20)));
         headers.forEach(exporter::addHeader);
         final AttributesBuilder resource = Attributes.builder();
         resourceAttributes.forEach(resource::put);

@@ -74,9 +74,17 @@ class ClientMetricsTest {
         assertThat(value(text, "gen_ai_client_operation_time_to_first_chunk_seconds_bucket", with(attrs, "le=\"0.16\""))).isEqualTo("7");
         assertThat(value(text, "gen_ai_client_token_usage_count", with(attrs, "gen_ai_token_type=\"input\""))).isEqualTo("40");
         assertThat(value(text, "gen_ai_client_token_usage_count", with(attrs, "gen_ai_token_type=\"output\""))).isEqualTo("36");
-        assertThat(value(text, "goodput_requests_total", with(attrs, "status=\"error\"", "error_type=\"http_503\""))).isEqualTo("4.0");
-        assertThat(value(text, "goodput_verdicts_total", with(attrs, "verdict=\"good\""))).isEqualTo("36.0");
-        assertThat(value(text, "goodput_failed_objectives_total", with(attrs, "objective=\"status\""))).isEqualTo("4.0");
+        assertThat(value(text, "goodput_requests_total", with(attrs, "goodput_status=\"error\"", "error_type=\"http_503\"")))
+                .isEqualTo("4.0");
+        // an OK request has no error type: the label is left out, not written empty
+        assertThat(value(text, "goodput_requests_total", with(attrs, "goodput_status=\"ok\""))).isEqualTo("36.0");
+        assertThat(value(text, "goodput_verdicts_total", with(attrs, "goodput_verdict=\"good\""))).isEqualTo("36.0");
+        assertThat(value(text, "goodput_failed_objectives_total", with(attrs, "goodput_objective=\"status\""))).isEqualTo("4.0");
+        assertThat(text).doesNotContain("=\"\"");
+        // the contract's objectives are classic boundaries: TTFT 500 ms, TPOT 50 ms, E2E 10 s
+        assertThat(value(text, "gen_ai_client_operation_time_to_first_chunk_seconds_bucket", with(attrs, "le=\"0.5\""))).isEqualTo("36");
+        assertThat(text).containsPattern("goodput_time_per_output_token_seconds_bucket\\{[^}]*le=\"0.05\"")
+                .containsPattern("gen_ai_client_operation_duration_seconds_bucket\\{[^}]*le=\"10.0\"");
         promtool(text);
     }
 
@@ -96,10 +104,21 @@ class ClientMetricsTest {
                 .setItl(itl).setLateEvents(2).setRefusedEvents(Map.of("late", 2L, "duplicate", 1L)).build();
         m.onFinalWindow(w);
         gauges.onWindow(w);
-        final String text = scrape(gauges.registry());
+        String text = scrape(gauges.registry());
+        // no request of the scenario seen yet: operation and server are unknown, left out rather than empty
+        assertThat(text).doesNotContain("=\"\"");
+        m.onVerdict(RequestVerdict.newBuilder(verdict(1, RequestStatus.OK)).setScenarioId("s1").build());
+        m.onFinalWindow(w);
+        text = scrape(gauges.registry());
+        // then the gaps carry the scenario's operation and server, as OTel requires of time_per_output_chunk
+        assertThat(text).containsPattern("gen_ai_client_operation_time_per_output_chunk_seconds_count\\{gen_ai_operation_name=\"chat\""
+                + "[^}]*server_address=\"10.0.0.7\",server_port=\"8000\"\\} 1000\\b");
+        // the ITL steps between 1 and 50 ms: 15 ms gaps (HdrHistogram's 15,007 us) counted at the 0.02 boundary, not at 0.015
+        assertThat(text).containsPattern("gen_ai_client_operation_time_per_output_chunk_seconds_bucket\\{[^}]*le=\"0.015\"\\} 0\\b")
+                .doesNotContain("=\"\"");
         assertThat(text).containsPattern("gen_ai_client_operation_time_per_output_chunk_seconds_bucket\\{[^}]*le=\"0.02\"\\} 900\\b")
                 .containsPattern("gen_ai_client_operation_time_per_output_chunk_seconds_count\\{[^}]*\\} 1000\\b")
-                .containsPattern("goodput_refused_events_total\\{[^}]*reason=\"duplicate\"[^}]*\\} 1.0")
+                .containsPattern("goodput_refused_events_total\\{[^}]*goodput_reason=\"duplicate\"[^}]*\\} 1.0")
                 .containsPattern("goodput_late_events_total\\{[^}]*\\} 2.0")
                 .contains("goodput_window_errors{error_type=\"http_503\"");
         // the next window of the scenario has no http_503: the class goes, it does not keep its old count

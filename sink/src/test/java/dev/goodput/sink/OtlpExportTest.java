@@ -85,11 +85,24 @@ class OtlpExportTest {
         final Metric ttfc = metrics.get("gen_ai.client.operation.time_to_first_chunk");
         assertThat(ttfc).isNotNull();
         assertThat(ttfc.getUnit()).isEqualTo("s");
-        final var point = ttfc.getHistogram().getDataPoints(0);
-        assertThat(ttfc.getHistogram().getDataPointsCount()).isEqualTo(1);
+        assertThat(ttfc.hasExponentialHistogram()).as("an exponential histogram").isTrue();
+        final var point = ttfc.getExponentialHistogram().getDataPoints(0);
+        assertThat(ttfc.getExponentialHistogram().getDataPointsCount()).isEqualTo(1);
         assertThat(point.getCount()).as("one observation per OK verdict").isEqualTo(24);
-        assertThat(point.getExplicitBoundsList()).containsExactly(0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12,
-                10.24, 20.48, 40.96, 81.92);
+        // TTFTs 50..73 ms: the p99 (the 24th value, 73 ms) lies in a bucket (base^i, base^(i+1)] at most 2.2 % wide
+        final double base = Math.pow(2, Math.pow(2, -point.getScale()));
+        assertThat(base - 1).as("relative bucket width at scale " + point.getScale()).isLessThanOrEqualTo(0.022);
+        long seen = 0;
+        int bucket = -1;
+        final var positive = point.getPositive();
+        for (int k = 0; k < positive.getBucketCountsCount(); k++) {
+            seen += positive.getBucketCounts(k);
+            if (seen >= 24 && bucket < 0) {
+                bucket = positive.getOffset() + k;
+            }
+        }
+        assertThat(Math.pow(base, bucket)).isLessThan(0.073);
+        assertThat(Math.pow(base, bucket + 1)).isGreaterThanOrEqualTo(0.073 - 1e-12);
         final Map<String, Object> attrs = new HashMap<>();
         point.getAttributesList().forEach(kv -> attrs.put(kv.getKey(), kv.getValue().hasIntValue()
                 ? (Object) kv.getValue().getIntValue() : kv.getValue().getStringValue()));
@@ -100,7 +113,7 @@ class OtlpExportTest {
         assertThat(metrics.get("gen_ai.client.operation.duration").getUnit()).isEqualTo("s");
         final Metric tokens = metrics.get("gen_ai.client.token.usage");
         assertThat(tokens.getUnit()).isEqualTo("{token}");
-        assertThat(tokens.getHistogram().getDataPointsList()).anySatisfy(p -> {
+        assertThat(tokens.getExponentialHistogram().getDataPointsList()).anySatisfy(p -> {
             assertThat(p.getAttributesList()).anySatisfy(kv -> {
                 assertThat(kv.getKey()).isEqualTo("gen_ai.token.type");
                 assertThat(kv.getValue().getStringValue()).isEqualTo("input");
