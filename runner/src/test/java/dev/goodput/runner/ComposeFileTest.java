@@ -140,7 +140,8 @@ class ComposeFileTest {
         for (var snapshot : gauges.registry().scrape()) {
             final String name = snapshot.getMetadata().getPrometheusName();
             if (snapshot instanceof HistogramSnapshot) {
-                served.addAll(List.of(name + "_bucket", name + "_count", name + "_sum"));
+                // the native histogram under its own name, the classic one's series beside it
+                served.addAll(List.of(name, name + "_bucket", name + "_count", name + "_sum"));
             } else if (snapshot instanceof CounterSnapshot) {
                 served.add(name + "_total");
             } else {
