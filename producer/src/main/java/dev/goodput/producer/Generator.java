@@ -32,11 +32,12 @@ public final class Generator implements AutoCloseable {
 
     /** Runs one scenario to its end; throws when publishing failed (events would otherwise be lost). */
     public RunSummary run(LoadRun.Settings settings) {
-        out.printf(Locale.ROOT, "scenario %s: %s for %s%n", settings.scenario().id(),
-                settings.scenario().closedLoop() ? "concurrency " + settings.scenario().concurrency()
+        out.printf(Locale.ROOT, "scenario %s: %s for %s%n", settings.scenarioId(),
+                settings.trace() != null ? settings.trace().describe()
+                        : settings.scenario().closedLoop() ? "concurrency " + settings.scenario().concurrency()
                         : settings.arrival() + " at " + settings.scenario().rateRps() + " req/s",
                 settings.durationS() != null ? settings.durationS() + " s after " + settings.warmupS() + " s warm-up"
-                        : settings.numRequests() + " requests");
+                        : settings.numRequests() != null ? settings.numRequests() + " requests" : "the whole trace");
         final LoadRun run = new LoadRun(settings, MicroClock.system());
         final RunSummary summary = run.run(client, sink, out, () -> stopped ? "stopped" : sink.failure(),
                 sink::tokensOffered);

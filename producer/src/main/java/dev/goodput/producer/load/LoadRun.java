@@ -58,6 +58,11 @@ public final class LoadRun {
                            double rampUpS, Trace trace, long latenessBoundUs, long seed, Duration progressEvery,
                            Integer maxConcurrency, Preparation preparation) {
 
+        /** The scenario's id: a trace run is named by its trace, not by the contract's default rate. */
+        public String scenarioId() {
+            return trace != null ? trace.scenarioId() : scenario.id();
+        }
+
         public Settings {
             if (durationS == null && numRequests == null && !"trace".equals(arrival)) {
                 throw new IllegalArgumentException("give a duration or a number of requests");
@@ -130,7 +135,7 @@ public final class LoadRun {
         final long cpu0 = processCpuNanos();
         final long wall0 = System.nanoTime();
         final long startUs = clock.nowMicros() + 20_000;
-        idPrefix = s.generatorId() + "-" + s.scenario().id() + "-" + Long.toString(startUs / 1000, 36) + "-";
+        idPrefix = s.generatorId() + "-" + s.scenarioId() + "-" + Long.toString(startUs / 1000, 36) + "-";
         final long warmupEndUs = startUs + Math.round(s.warmupS() * 1e6);
         final long endUs = s.durationS() != null ? warmupEndUs + Math.round(s.durationS() * 1e6) : Long.MAX_VALUE;
         final Schedule schedule = schedule(startUs);
@@ -261,7 +266,7 @@ public final class LoadRun {
         final Corpus.Entry entry = s.corpus().get(seq);
         // Cold: a unique filler prefix per request, so prefix caches miss; warm: one prefix per scenario.
         final long prefixSeed = "warm".equals(s.scenario().cache())
-                ? s.scenario().id().hashCode()
+                ? s.scenarioId().hashCode()
                 : (s.identity().runId() + "/" + idPrefix + seq).hashCode() * 31L + seq;
         final Trace.Entry traced = s.trace() == null ? null : s.trace().entry(seq);
         final int promptTokens = traced != null && traced.inputTokens() != null ? traced.inputTokens() : s.scenario().promptTokens();
@@ -274,7 +279,7 @@ public final class LoadRun {
                 : sizer.build(entry.prompt(), promptTokens, prefixSeed);
         // an exact answer length where the target takes one (ignore_eos, vLLM's min_tokens): only for a trace's lengths
         final Integer minTokens = traced != null && traced.outputTokens() != null && s.identity().decoding().ignoreEos() ? outputTokens : null;
-        return new RequestSpec(idPrefix + seq, s.scenario().id(), prompt.text(),
+        return new RequestSpec(idPrefix + seq, s.scenarioId(), prompt.text(),
                 prompt.tokens(), entry.expected(), outputTokens, minTokens, intendedUs, warmup);
     }
 
@@ -301,9 +306,9 @@ public final class LoadRun {
         final Histogram ttft = stats.ttft();
         return RunSummary.newBuilder()
                 .setContractId(s.identity().contractId()).setRunId(s.identity().runId())
-                .setScenarioId(s.scenario().id()).setGeneratorId(s.generatorId()).setTargetId(s.identity().targetId())
+                .setScenarioId(s.scenarioId()).setGeneratorId(s.generatorId()).setTargetId(s.identity().targetId())
                 .setArrival(s.scenario().closedLoop() ? "closed_loop" : s.arrival())
-                .setRateRps(s.scenario().rateRps()).setConcurrency(s.scenario().concurrency())
+                .setRateRps(s.trace() != null ? s.trace().meanRateRps() : s.scenario().rateRps()).setConcurrency(s.scenario().concurrency())
                 .setStartedUs(Micros.toInstant(startUs)).setWarmupEndUs(Micros.toInstant(warmupEndUs))
                 .setEndedUs(Micros.toInstant(clock.nowMicros()))
                 .setRequests(stats.requests()).setWarmupRequests(stats.warmup.sum())

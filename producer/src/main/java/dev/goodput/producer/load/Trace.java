@@ -62,6 +62,18 @@ public record Trace(Path file, Format format, double speedup, List<Entry> entrie
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** A trace run's scenario id: {@code trace-} and the file's name (and the speed-up, when not 1). */
+    public String scenarioId() {
+        final String name = file.getFileName().toString().replaceFirst("\\.[A-Za-z0-9]+$", "").replaceAll("[^A-Za-z0-9._-]", "_");
+        return "trace-" + name + (speedup == 1 ? "" : "-x" + java.math.BigDecimal.valueOf(speedup).stripTrailingZeros().toPlainString());
+    }
+
+    /** The trace's mean send rate after the speed-up: its requests over the span from the first send to the last. */
+    public Double meanRateRps() {
+        final long spanUs = entries.get(entries.size() - 1).offsetUs() - entries.get(0).offsetUs();
+        return spanUs <= 0 ? null : (entries.size() - 1) * 1e6 / spanUs;
+    }
+
     /** One line for the console: what was read, over how long, with what lengths and sharing, and what was left out. */
     public String describe() {
         final StringBuilder sb = new StringBuilder(String.format(Locale.ROOT, "trace %s (%s): %d requests over %.1f s (speed-up %sx)",

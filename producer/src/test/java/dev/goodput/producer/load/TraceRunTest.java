@@ -107,6 +107,13 @@ class TraceRunTest {
         assertThat(Arrays.copyOfRange(wa, 1024, 1090)).isNotEqualTo(Arrays.copyOfRange(wb, 1024, 1090));
         // [4, 5] shares nothing with [0, 1, 2]
         assertThat(Arrays.copyOf(words(c), 64)).isNotEqualTo(Arrays.copyOf(wa, 64));
+        // the run is named and described by its trace, not by the contract's default rate
+        assertThat(seen.events()).allSatisfy(e -> assertThat(e.getScenarioId()).isEqualTo("trace-mooncake-x4"));
+        final Trace t = Trace.read(TRACES.resolve("mooncake.jsonl"), null, 4);
+        // three sends over 250 ms: two intervals, 8 req/s
+        assertThat(t.meanRateRps()).isCloseTo(8.0, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(t.scenarioId()).isEqualTo("trace-mooncake-x4");
+        assertThat(Trace.read(TRACES.resolve("mooncake.jsonl"), null, 1).scenarioId()).isEqualTo("trace-mooncake");
         // the event records what was asked
         final RequestEvent first = seen.events().get(0);
         assertThat(first.getMaxTokens()).isEqualTo(12);
