@@ -97,6 +97,33 @@ public final class Definitions {
         return failed;
     }
 
+    /**
+     * The content chunks of a request that were never taken: its request event counts
+     * {@code contentChunks}, {@code accepted} of its token events passed every check (one refused as
+     * out of order, late or out of range, or one that never came, is missing). Never negative.
+     */
+    public static int missingChunks(int contentChunks, int accepted) {
+        return Math.max(0, contentChunks - accepted);
+    }
+
+    /**
+     * The objectives a request missed, as {@link #failedObjectives(boolean, long, double, long,
+     * Contract.Objectives)} gives them, with "incomplete" first when an OK request has missing
+     * chunks: its TTFT, TPOT and ITL would be judged on the chunks that remain as if nothing had
+     * happened, so it is not good, and its verdict says why.
+     */
+    public static List<String> failedObjectives(boolean ok, int missingChunks, long ttftUs, double tpotUs, long e2eUs,
+                                                Contract.Objectives o) {
+        final List<String> failed = failedObjectives(ok, ttftUs, tpotUs, e2eUs, o);
+        if (ok && missingChunks > 0) {
+            failed.add(0, INCOMPLETE);
+        }
+        return failed;
+    }
+
+    /** The failed objective of an OK request judged without some of its chunks. */
+    public static final String INCOMPLETE = "incomplete";
+
     /** SLO verdict: ok and every configured objective met. */
     public static boolean sloPass(List<String> failedObjectives) {
         return failedObjectives.isEmpty();

@@ -53,6 +53,21 @@ class DefinitionsTest {
     }
 
     @Test
+    void aRequestMissingChunksIsIncompleteAndNotGood() {
+        assertThat(Definitions.missingChunks(64, 64)).isZero();
+        assertThat(Definitions.missingChunks(64, 63)).isEqualTo(1);
+        assertThat(Definitions.missingChunks(3, 5)).as("never negative").isZero();
+        // within every objective on the chunks that remain, yet one was refused: not good, and said so
+        final List<String> failed = Definitions.failedObjectives(true, 1, 200_000, 50_000.0, 5_000_000, SLO);
+        assertThat(failed).containsExactly(Definitions.INCOMPLETE);
+        assertThat(Definitions.good(Definitions.sloPass(failed), true)).isFalse();
+        assertThat(Definitions.failedObjectives(true, 2, 200_001, 50_000.0, 5_000_000, SLO)).containsExactly("incomplete", "ttft");
+        assertThat(Definitions.failedObjectives(true, 0, 200_000, 50_000.0, 5_000_000, SLO)).isEmpty();
+        // a failed request is failed by its status, whatever its chunks
+        assertThat(Definitions.failedObjectives(false, 3, 1, 1, 1, SLO)).containsExactly("status");
+    }
+
+    @Test
     void goodAndGoodput() {
         assertThat(Definitions.good(true, true)).isTrue();
         assertThat(Definitions.good(true, false)).isFalse();

@@ -92,6 +92,7 @@ public final class Bundle {
         m.put("measured_requests", r.run().measuredRequests());
         m.put("verdicts", r.run().verdicts().size());
         m.put("dead_letters_by_reason", r.run().deadLetters());
+        m.put("refused_at_the_door", r.run().refused());
         m.put("contract_id", r.contract().id());
         m.put("corpus_sha256", r.contract().corpus().sha256());
         m.put("created_at", p.createdAt().toString());

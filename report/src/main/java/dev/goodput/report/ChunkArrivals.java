@@ -20,8 +20,8 @@ public final class ChunkArrivals {
     private final Map<String, TreeMap<Integer, Chunk>> byRequest = new HashMap<>();
     private final Map<String, Integer> multiToken = new HashMap<>();
 
-    /** Adds one token event. */
-    public void add(TokenEvent t) {
+    /** Adds one token event; false when it was refused as out of order with its neighbours. */
+    public boolean add(TokenEvent t) {
         final TreeMap<Integer, Chunk> chunks = byRequest.computeIfAbsent(t.getRequestId(), k -> new TreeMap<>());
         final long at = Micros.of(t.getArrivalTimeUs());
         // a chunk before the one it follows (or after the one that follows it) is refused, as the
@@ -29,12 +29,13 @@ public final class ChunkArrivals {
         final Chunk before = chunks.get(t.getChunkIndex() - 1);
         final Chunk after = chunks.get(t.getChunkIndex() + 1);
         if (before != null && before.arrivalUs() > at || after != null && after.arrivalUs() < at) {
-            return;
+            return false;
         }
         // a chunk published twice (a producer retry) is one chunk
         if (chunks.putIfAbsent(t.getChunkIndex(), new Chunk(at, t.getTokens())) == null && t.getTokens() > 1) {
             multiToken.merge(t.getRequestId(), 1, Integer::sum);
         }
+        return true;
     }
 
     /** A request's chunk arrivals in chunk order (empty when none were read). */

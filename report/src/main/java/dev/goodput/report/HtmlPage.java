@@ -55,7 +55,7 @@ final class HtmlPage {
     static void accounting(StringBuilder h, RunRecords run) {
         final long measured = run.measuredRequests();
         if (measured != run.verdicts().size()) {
-            h.append("<p class=\"warn\" id=\"gap\">The generators measured ").append(measured).append(" requests; the results hold ")
+            h.append("<p class=\"warn\" id=\"gap\">The run has ").append(measured).append(" measured requests; the results hold ")
                     .append(run.verdicts().size()).append(" verdicts (").append(Math.abs(measured - run.verdicts().size()))
                     .append(run.verdicts().size() < measured ? " missing" : " too many").append(").</p>\n");
         }

@@ -3,6 +3,7 @@ package dev.goodput.report;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import dev.goodput.avro.ServerMetrics;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.Micros;
+import dev.goodput.records.DoorChecks;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.topics.Keys;
@@ -42,16 +44,19 @@ import dev.goodput.topics.Topics;
  *                ({@link #withDeadLetters}), which also holds records no window could be named for
  * @param chunks  the content chunks of the run's requests (arrivals and tokens), from the token topic:
  *                what per-request ITLs and the peers' result files need
+ * @param refused the run's raw events the door checks refused ({@link DoorChecks}, the same function
+ *                the streams-app refuses them with), by reason: they are in no figure, account or
+ *                memory of the report, only counted here
  */
 public record RunRecords(String runId, String replayId, List<RunSummary> runs, List<RequestEvent> requests,
                          List<RequestVerdict> verdicts, List<WindowStats> windows, List<CostRecord> costs,
                          List<GpuPrice> prices, Map<String, Long> skipped, Map<String, Long> deadLetters,
-                         ChunkArrivals chunks, List<ServerMetrics> serverMetrics) {
+                         ChunkArrivals chunks, List<ServerMetrics> serverMetrics, Map<String, Long> refused) {
 
     /** The same run with the DLQ counts taken on the DLQ itself (the demo knows where its run began there). */
     public RunRecords withDeadLetters(Map<String, Long> counted) {
         return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped,
-                new TreeMap<>(counted), chunks, serverMetrics);
+                new TreeMap<>(counted), chunks, serverMetrics, refused);
     }
 
     /** The same run with these token events' chunks (as read from the token topic). */
@@ -59,7 +64,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         final ChunkArrivals c = new ChunkArrivals();
         tokens.stream().filter(t -> t.getRunId().equals(runId)).forEach(c::add);
         return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped, deadLetters, c,
-                serverMetrics);
+                serverMetrics, refused);
     }
 
     /** Refused records by reason, summed over the windows' {@code refused_events}. */
@@ -69,13 +74,27 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         return out;
     }
 
-    /** Measured requests (warm-up excluded) as the generators counted them. */
+    /** Measured requests: the run's accepted request events, warm-up excluded (what the verdicts answer). */
     public long measuredRequests() {
+        return requests.stream().filter(r -> !r.getWarmup()).count();
+    }
+
+    /** Measured requests as the generators counted them in their run summaries (warm-up excluded). */
+    public long generatorsCounted() {
         return runs.stream().mapToLong(r -> r.getRequests() - r.getWarmupRequests()).sum();
     }
 
     /** Reads the run from the cluster; {@code runId} null means the run that ended last; {@code replayId} null means the live results. */
     public static RunRecords load(Properties client, SchemaRegistryClient registry, String runId, String replayId) {
+        return load(client, registry, runId, replayId, DoorChecks.NO_CAP);
+    }
+
+    /**
+     * Reads the run, its raw events through the door checks the streams-app applies ({@code maxChunks}
+     * from the contracts, {@link DoorChecks#maxChunks}): a refused event is counted in
+     * {@link #refused} by reason and kept nowhere else.
+     */
+    public static RunRecords load(Properties client, SchemaRegistryClient registry, String runId, String replayId, int maxChunks) {
         final String suffix = replayId == null ? "" : "." + replayId;
         final TopicSnapshot.Skipped skipped = new TopicSnapshot.Skipped();
         final List<RunSummary> runs = TopicSnapshot.read(client, Topics.RUNS.name(), new AvroDeserializer<>(registry, RunSummary.class),
@@ -83,24 +102,48 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         final String id = runId != null ? runId : runs.stream().max(Comparator.comparing(RunSummary::getEndedUs))
                 .map(RunSummary::getRunId).orElseThrow(() -> new IllegalStateException(
                         "no run on " + Topics.RUNS.name() + ": run the generator first, or pass --run-id"));
-        final RunRecords r = select(id, replayId, runs,
-                TopicSnapshot.read(client, Topics.REQUESTS.name(), new AvroDeserializer<>(registry, RequestEvent.class), skipped),
+        final Map<String, Long> refused = new TreeMap<>();
+        final List<RequestEvent> admitted = new ArrayList<>();
+        final Set<String> ids = new HashSet<>();
+        TopicSnapshot.forEachStamped(client, Topics.REQUESTS.name(), new AvroDeserializer<>(registry, RequestEvent.class),
+                (e, partition, logMs) -> {
+                    if (!e.getRunId().equals(id)) {
+                        return;
+                    }
+                    // warm-up events are no part of any figure: the streams-app drops them before its checks
+                    final DoorChecks.Problem p = e.getWarmup() ? null : DoorChecks.request(e, logMs, maxChunks);
+                    if (p != null) {
+                        refused.merge(p.reason(), 1L, Long::sum);
+                    } else if (!ids.add(e.getRequestId())) {
+                        // a re-publish (at-least-once): the streams-app takes the first and refuses the copy
+                        refused.merge("duplicate", 1L, Long::sum);
+                    } else {
+                        admitted.add(e);
+                    }
+                }, skipped);
+        final RunRecords r = select(id, replayId, runs, admitted,
                 TopicSnapshot.read(client, Topics.VERDICTS.name() + suffix, new AvroDeserializer<>(registry, RequestVerdict.class), skipped),
                 TopicSnapshot.read(client, Topics.WINDOW_STATS.name() + suffix, new AvroDeserializer<>(registry, WindowStats.class), skipped),
                 TopicSnapshot.read(client, Topics.COST.name() + suffix, new AvroDeserializer<>(registry, CostRecord.class), skipped),
                 TopicSnapshot.read(client, Topics.PRICES.name() + suffix, new AvroDeserializer<>(registry, GpuPrice.class), skipped));
         final ChunkArrivals chunks = new ChunkArrivals();
-        TopicSnapshot.forEach(client, Topics.TOKENS.name(), new AvroDeserializer<>(registry, TokenEvent.class), (t, partition) -> {
-            if (t.getRunId().equals(r.runId())) {
-                chunks.add(t);
-            }
-        }, skipped);
+        TopicSnapshot.forEachStamped(client, Topics.TOKENS.name(), new AvroDeserializer<>(registry, TokenEvent.class),
+                (t, partition, logMs) -> {
+                    if (t.getRunId().equals(r.runId()) && !t.getWarmup()) {
+                        final DoorChecks.Problem p = DoorChecks.token(t.getChunkIndex(), Micros.of(t.getArrivalTimeUs()), logMs, maxChunks);
+                        if (p != null) {
+                            refused.merge(p.reason(), 1L, Long::sum);
+                        } else if (!chunks.add(t)) {
+                            refused.merge("chunks_out_of_order", 1L, Long::sum);
+                        }
+                    }
+                }, skipped);
         // the engine's own samples of the run, where its generators took any (--server-metrics)
         final List<ServerMetrics> samples = TopicSnapshot.read(client, Topics.SERVER_METRICS.name(),
                 new AvroDeserializer<>(registry, ServerMetrics.class), skipped).stream()
                 .filter(m -> m.getRunId().equals(r.runId())).collect(Collectors.toList());
         return new RunRecords(r.runId(), r.replayId(), r.runs(), r.requests(), r.verdicts(), r.windows(), r.costs(), r.prices(),
-                skipped.counts(), r.deadLetters(), chunks, samples);
+                skipped.counts(), r.deadLetters(), chunks, samples, refused);
     }
 
     /**
@@ -146,7 +189,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 allVerdicts.stream().filter(v -> v.getRunId().equals(runId)).collect(Collectors.toList()),
                 sorted, new ArrayList<>(costs.values()),
                 allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()), Map.of(),
-                refusedInWindows(sorted), new ChunkArrivals(), List.of());
+                refusedInWindows(sorted), new ChunkArrivals(), List.of(), Map.of());
     }
 
     /** What a scenario's generator is called when it left no run summary (killed mid-scenario). */

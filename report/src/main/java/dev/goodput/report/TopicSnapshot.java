@@ -80,6 +80,17 @@ public final class TopicSnapshot {
     /** The same, a record that cannot be read counted in {@code skipped} and passed over (null: it fails the read). */
     public static <V> void forEach(Properties client, String topic, Deserializer<V> values,
                                    ObjIntConsumer<V> each, Skipped skipped) {
+        forEachStamped(client, topic, values, (v, partition, timestampMs) -> each.accept(v, partition), skipped);
+    }
+
+    /** A record's value with its partition and log time (the broker's append time on the raw topics). */
+    public interface StampedConsumer<V> {
+        void accept(V value, int partition, long timestampMs);
+    }
+
+    /** The same, each value with its record's log time: what the door checks set an event's own time against. */
+    public static <V> void forEachStamped(Properties client, String topic, Deserializer<V> values,
+                                          StampedConsumer<V> each, Skipped skipped) {
         final Properties p = new Properties();
         p.putAll(client);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -117,7 +128,7 @@ public final class TopicSnapshot {
                             continue;
                         }
                         if (v != null) {
-                            each.accept(v, r.partition());
+                            each.accept(v, r.partition(), r.timestamp());
                         }
                     }
                 }

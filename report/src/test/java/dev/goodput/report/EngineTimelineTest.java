@@ -34,7 +34,7 @@ class EngineTimelineTest {
         final RunRecords run = new RunRecords("run", null, List.of(), List.of(request(1_000, 100), request(12_000, 3_000),
                 request(13_000, 2_000), request(14_000, 2_500)), List.of(), List.of(), List.of(), List.of(), Map.of(), Map.of(),
                 new ChunkArrivals(), List.of(sample(0, 0, 1, 0), sample(5_000, 0, 2, 500), sample(10_000, 4, 4, 500),
-                        sample(15_000, 2, 4, 1_500)));
+                        sample(15_000, 2, 4, 1_500)), Map.of());
         final List<EngineTimeline.Span> spans = EngineTimeline.spans(run);
         assertThat(spans).hasSize(2);
         assertThat(spans.get(0).queuedMax()).isZero();
@@ -55,7 +55,7 @@ class EngineTimelineTest {
     @Test
     void noSamplesNoSection() {
         final RunRecords run = new RunRecords("run", null, List.of(), List.of(), List.of(), List.of(), List.of(), List.of(),
-                Map.of(), Map.of(), new ChunkArrivals(), List.of());
+                Map.of(), Map.of(), new ChunkArrivals(), List.of(), Map.of());
         final StringBuilder h = new StringBuilder();
         EngineTimeline.section(h, EngineTimeline.spans(run));
         assertThat(h).isEmpty();

@@ -23,6 +23,7 @@ import dev.goodput.config.Home;
 import dev.goodput.config.Redact;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.records.DoorChecks;
 import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.metrics.SloFlags;
@@ -345,7 +346,7 @@ final class DemoCommand implements Callable<Integer> {
                              Map<Integer, Long> dlqAtStart, Matrix matrix) {
         final RunRecords records;
         try {
-            records = RunRecords.load(props, registry, runId, null);
+            records = RunRecords.load(props, registry, runId, null, DoorChecks.maxChunks(List.of(ContractLoader.load(contractFile))));
         } catch (IllegalArgumentException e) {
             out.println("No report: the run finished no scenario (" + e.getMessage() + ").");
             return;

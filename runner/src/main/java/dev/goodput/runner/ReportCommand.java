@@ -17,6 +17,7 @@ import dev.goodput.config.Connection;
 import dev.goodput.config.Home;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.records.DoorChecks;
 import dev.goodput.report.Bundle;
 import dev.goodput.report.Provenance;
 import dev.goodput.report.Report;
@@ -60,7 +61,9 @@ final class ReportCommand implements Callable<Integer> {
         try (ReadTarget at = ReadTarget.open(dataDir, connection, null)) {
             final RunRecords run;
             try {
-                run = RunRecords.load(at.client(), at.registry(), runId, replayId);
+                // the streams-app's door checks, bounded by the same contracts' output caps
+                final int maxChunks = DoorChecks.maxChunks(contractFiles(contracts).stream().map(ContractLoader::load).toList());
+                run = RunRecords.load(at.client(), at.registry(), runId, replayId, maxChunks);
             } catch (IllegalArgumentException | IllegalStateException e) {
                 // no such run: a plain sentence, not a stack of exception names
                 throw new StartupException(e.getMessage(), Main.EXIT_FAILED, e);
@@ -129,8 +132,13 @@ final class ReportCommand implements Callable<Integer> {
                     .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "))
                     + " (manifest.json: dead_letters_by_reason).");
         }
+        if (!run.refused().isEmpty()) {
+            log.println("Left out by the door checks (as the streams-app refuses them): " + run.refused().entrySet().stream()
+                    .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "))
+                    + " (manifest.json: refused_at_the_door).");
+        }
         if (run.measuredRequests() != run.verdicts().size()) {
-            log.println("WARNING: the generators measured " + run.measuredRequests() + " requests; the results hold "
+            log.println("WARNING: the run has " + run.measuredRequests() + " measured requests; the results hold "
                     + run.verdicts().size() + " verdicts.");
         }
         if (!notRun.isEmpty()) {

@@ -72,6 +72,8 @@ class ChaosIT {
                     "--schema-registry", registry.url(), "--contract", "../config/contract.yaml", "--matrix",
                     "../config/scenarios.yaml", "--prices", "../config/prices.yaml", "--report-dir", dir.resolve("reports").toString(),
                     "--scenario-seconds", "5")) {
+                final String started = demo.awaitLine("Goodput ");
+                runOfTheDemo = started.substring(started.lastIndexOf(' ') + 1).trim();
                 demo.awaitLine("Press Ctrl-C");
                 Thread.sleep(8_000);
                 injected = Instant.now();
@@ -151,10 +153,25 @@ class ChaosIT {
             }
             assertThat(((Number) manifest.get("verdicts")).longValue()).isEqualTo(((Number) manifest.get("measured_requests")).longValue());
             assertThat(out).containsPattern("Accounted: \\d+ measured requests, \\d+ verdicts; \\d+ records refused");
+            // the bad records that carry the run's own id: the report's door checks (the streams-app's) leave them out of
+            // every figure and account, name them by reason, and make no scenario of them
+            final Map<?, ?> door = (Map<?, ?>) manifest.get("refused_at_the_door");
+            for (String reason : List.of("duration_out_of_range", "from_the_future", "chunks_out_of_order")) {
+                assertThat(((Number) door.get(reason)).longValue()).as("left out by the report: " + reason).isEqualTo(1);
+            }
+            assertThat(String.valueOf(manifest.get("incomplete_scenarios"))).doesNotContain("chaos-bad");
+            // and the at-least-once copy of one of the run's request events, refused as the streams-app refuses it
+            assertThat(((Number) door.get("duplicate")).longValue()).as("the copy left out by the report").isEqualTo(1);
+            assertThat(out).contains("The report left out 4 raw events of the run that the door checks refuse");
         }
     }
 
     private static final int HUGE = 5 * 1024 * 1024;
+    private static String runOfTheDemo;
+
+    private static RequestEvent inRun(RequestEvent e) {
+        return RequestEvent.newBuilder(e).setRunId(runOfTheDemo).setScenarioId("chaos-bad").setWarmup(false).build();
+    }
     private static String republishedId;
     private static Instant republishedCompletion;
 
@@ -204,6 +221,16 @@ class ChaosIT {
             expected.put("bad-unknown-contract", "unknown_contract");
             send(producer, reqs, "bad-late", avro.serialize(reqs, request("bad-late", now.minusSeconds(601), now.minusSeconds(600))));
             expected.put("bad-late", "late");
+            // the same kinds under the demo's own run id and a scenario of their own, as a misbehaving generator of
+            // the run would publish them: refused by the streams-app, and by the report with the same function
+            final RequestEvent run1970 = inRun(request("bad-run-1970", Instant.EPOCH, now));
+            send(producer, reqs, "bad-run-1970", avro.serialize(reqs, run1970));
+            expected.put("bad-run-1970", "duration_out_of_range");
+            send(producer, reqs, "bad-run-2100", avro.serialize(reqs, inRun(request("bad-run-2100", y2100, y2100.plusMillis(900)))));
+            expected.put("bad-run-2100", "from_the_future");
+            send(producer, reqs, "bad-run-backwards", avro.serialize(reqs, inRun(RequestEvent.newBuilder(backwards)
+                    .setRequestId("bad-run-backwards").build())));
+            expected.put("bad-run-backwards", "chunks_out_of_order");
             // 5 MB that compresses far under the broker's 1 MB limit
             final byte[] big = new byte[HUGE];
             send(producer, reqs, "bad-huge", big);

@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.records;
 
 import java.util.Collection;
 
@@ -9,17 +9,22 @@ import dev.goodput.metrics.Histograms;
 import dev.goodput.metrics.Micros;
 
 /**
- * The checks a raw event passes at the door of the streams-app, before it touches any state: an
- * event that fails one goes to the DLQ with the reason named here, instead of stopping the app
- * (a chunk index of -1 or two billion did) or yielding a negative or 56-year TTFT.
+ * The checks a raw event passes at the door, before it touches any state or figure: the
+ * streams-app sends an event that fails one to the DLQ with the reason named here, instead of
+ * stopping (a chunk index of -1 or two billion did) or yielding a negative or 56-year TTFT; the
+ * report and replay leave it out of every figure, account and memory with the same reason. One
+ * function, below both, so that what one refuses the other never counts.
  */
-final class EventChecks {
+public final class DoorChecks {
 
     /** A refusal: the DLQ reason and the one-line message. */
-    record Problem(String reason, String message) {
+    public record Problem(String reason, String message) {
     }
 
-    private EventChecks() {
+    /** The chunk bound when no contract is known: only negative counts are refused. */
+    public static final int NO_CAP = Integer.MAX_VALUE / 4;
+
+    private DoorChecks() {
     }
 
     /**
@@ -27,7 +32,7 @@ final class EventChecks {
      * chunk carries at least one token, so a server that obeys the cap stays well inside; the slack
      * leaves room for one that overshoots it, and the bound keeps a corrupt index from sizing state.
      */
-    static int maxChunks(Collection<Contract> contracts) {
+    public static int maxChunks(Collection<Contract> contracts) {
         final int cap = contracts.stream().mapToInt(Contract::outputCapTokens).max().orElse(0);
         return (int) Math.min(Integer.MAX_VALUE / 4, 2L * cap + 16);
     }
@@ -38,10 +43,10 @@ final class EventChecks {
      * differ by milliseconds; a generator whose clock is minutes fast would otherwise move event
      * time for every other record of its partition and make them all late.
      */
-    static final long MAX_FUTURE_SKEW_US = 60_000_000L;
+    public static final long MAX_FUTURE_SKEW_US = 60_000_000L;
 
     /** Why an event dated {@code eventUs} cannot be taken from a record the log stamped {@code recordMs}, or null. */
-    static Problem future(long eventUs, long recordMs) {
+    public static Problem future(long eventUs, long recordMs) {
         final long aheadUs = eventUs - recordMs * 1_000;
         if (recordMs > 0 && aheadUs > MAX_FUTURE_SKEW_US) {
             return new Problem("from_the_future", "dated " + aheadUs / 1_000_000 + " s after the log received it (more than "
@@ -51,13 +56,13 @@ final class EventChecks {
     }
 
     /** Why a token event cannot be taken: its chunk index, then its time against its log time; or null. */
-    static Problem token(int chunkIndex, long arrivalUs, long recordMs, int maxChunks) {
+    public static Problem token(int chunkIndex, long arrivalUs, long recordMs, int maxChunks) {
         final Problem p = chunkIndex(chunkIndex, maxChunks);
         return p != null ? p : future(arrivalUs, recordMs);
     }
 
     /** Why a token event's chunk index cannot be used, or null. */
-    static Problem chunkIndex(int index, int maxChunks) {
+    public static Problem chunkIndex(int index, int maxChunks) {
         if (index < 0 || index >= maxChunks) {
             return new Problem("chunk_index_out_of_range", "chunk_index " + index + " is outside 0.." + (maxChunks - 1)
                     + " (twice the contracts' output cap)");
@@ -66,13 +71,13 @@ final class EventChecks {
     }
 
     /** Why a request event cannot be taken: impossible times or counts, then its time against its log time; or null. */
-    static Problem request(RequestEvent r, long recordMs, int maxChunks) {
+    public static Problem request(RequestEvent r, long recordMs, int maxChunks) {
         final Problem p = request(r, maxChunks);
         return p != null ? p : future(Micros.of(r.getCompletionTimeUs()), recordMs);
     }
 
     /** Why a request event's times or counts are impossible, or null. */
-    static Problem request(RequestEvent r, int maxChunks) {
+    public static Problem request(RequestEvent r, int maxChunks) {
         final long intended = Micros.of(r.getIntendedSendTimeUs());
         final long completion = Micros.of(r.getCompletionTimeUs());
         if (r.getContentChunks() < 0 || r.getContentChunks() > maxChunks) {

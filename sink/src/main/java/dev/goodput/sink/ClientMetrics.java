@@ -63,7 +63,7 @@ public final class ClientMetrics {
         VERDICTS("goodput.verdicts", "{request}", false, null,
                 "Requests by verdict: good (every objective and the quality floor met) or not_good.", "goodput.verdict"),
         FAILED_OBJECTIVES("goodput.failed_objectives", "{request}", false, null,
-                "Objectives missed, by objective (status, ttft, tpot, e2el): a request may miss several.", "goodput.objective"),
+                "Objectives missed, by objective (status, incomplete, ttft, tpot, e2el): a request may miss several.", "goodput.objective"),
         REFUSED("goodput.refused_events", "{record}", false, null,
                 "Records refused to the DLQ, by reason, counted once per final window (refused_events).", "goodput.reason"),
         LATE("goodput.late_events", "{record}", false, null,

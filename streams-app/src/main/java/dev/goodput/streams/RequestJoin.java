@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import dev.goodput.records.DoorChecks;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.metrics.Micros;
 import dev.goodput.streams.time.LogClock;
@@ -41,7 +42,7 @@ final class RequestJoin {
         this.inflight = inflight;
         this.finished = finished;
         this.token = token;
-        this.maxChunks = EventChecks.maxChunks(config.contracts().values());
+        this.maxChunks = DoorChecks.maxChunks(config.contracts().values());
         this.outcomes = outcomes;
     }
 
@@ -56,7 +57,7 @@ final class RequestJoin {
         }
         final String id = token.requestId();
         final long arrival = token.arrivalUs();
-        final EventChecks.Problem bad = EventChecks.token(token.chunkIndex(), arrival, token.timestampMs(), maxChunks);
+        final DoorChecks.Problem bad = DoorChecks.token(token.chunkIndex(), arrival, token.timestampMs(), maxChunks);
         if (bad != null) {
             outcomes.refuse(token.record(), bad.reason(), bad.message());
             return;
@@ -142,7 +143,7 @@ final class RequestJoin {
             inflight.forget(id);
             return;
         }
-        final EventChecks.Problem bad = EventChecks.request(r, record.timestamp(), maxChunks);
+        final DoorChecks.Problem bad = DoorChecks.request(r, record.timestamp(), maxChunks);
         if (bad != null) {
             outcomes.refuse(record, bad.reason(), bad.message());
             inflight.forget(id);

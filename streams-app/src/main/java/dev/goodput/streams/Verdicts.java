@@ -43,7 +43,9 @@ final class Verdicts {
         final long ttfat = ok && r.getFirstAnswerTimeUs() != null
                 ? Definitions.timeToFirstAnswer(intended, Micros.of(r.getFirstAnswerTimeUs())) : Definitions.UNDEFINED;
         final double tpot = ok ? Definitions.tpot(e2e, ttft, r.getOutputTokens()) : Double.NaN;
-        final List<String> failed = Definitions.failedObjectives(ok, ttft, tpot, e2e, objectives);
+        // a chunk refused at the door or in the join (out of order, late, out of range), or never come
+        final int missing = ok ? Definitions.missingChunks(r.getContentChunks(), s.seenCount) : 0;
+        final List<String> failed = Definitions.failedObjectives(ok, missing, ttft, tpot, e2e, objectives);
         final boolean sloPass = Definitions.sloPass(failed);
         final boolean qualityPass = ok && (floor == null ? Boolean.TRUE.equals(r.getQualityPass())
                 : r.getQualityScore() != null && r.getQualityScore() >= floor);

@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import dev.goodput.records.DoorChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
@@ -10,7 +11,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
 
-class EventChecksTest {
+class DoorChecksTest {
 
     private static final Instant SEND = SampleRecords.T0;
 
@@ -21,26 +22,26 @@ class EventChecksTest {
     }
 
     private static String reason(RequestEvent r) {
-        final EventChecks.Problem p = EventChecks.request(r, 100);
+        final DoorChecks.Problem p = DoorChecks.request(r, 100);
         return p == null ? null : p.reason();
     }
 
     @Test
     void theChunkBoundComesFromTheLargestOutputCap() {
-        assertThat(EventChecks.maxChunks(List.of(Fixture.CONTRACT))).isEqualTo(2 * Fixture.CONTRACT.outputCapTokens() + 16);
-        assertThat(EventChecks.chunkIndex(0, 10)).isNull();
-        assertThat(EventChecks.chunkIndex(9, 10)).isNull();
-        assertThat(EventChecks.chunkIndex(10, 10).reason()).isEqualTo("chunk_index_out_of_range");
-        assertThat(EventChecks.chunkIndex(-1, 10).reason()).isEqualTo("chunk_index_out_of_range");
+        assertThat(DoorChecks.maxChunks(List.of(Fixture.CONTRACT))).isEqualTo(2 * Fixture.CONTRACT.outputCapTokens() + 16);
+        assertThat(DoorChecks.chunkIndex(0, 10)).isNull();
+        assertThat(DoorChecks.chunkIndex(9, 10)).isNull();
+        assertThat(DoorChecks.chunkIndex(10, 10).reason()).isEqualTo("chunk_index_out_of_range");
+        assertThat(DoorChecks.chunkIndex(-1, 10).reason()).isEqualTo("chunk_index_out_of_range");
     }
 
     @Test
     void anEventAheadOfItsLogTimeBeyondTheBoundIsFromTheFuture() {
         final long logMs = 1_700_000_000_000L;
-        assertThat(EventChecks.future(logMs * 1_000 + EventChecks.MAX_FUTURE_SKEW_US, logMs)).isNull();
-        assertThat(EventChecks.future(logMs * 1_000 + EventChecks.MAX_FUTURE_SKEW_US + 1, logMs).reason()).isEqualTo("from_the_future");
+        assertThat(DoorChecks.future(logMs * 1_000 + DoorChecks.MAX_FUTURE_SKEW_US, logMs)).isNull();
+        assertThat(DoorChecks.future(logMs * 1_000 + DoorChecks.MAX_FUTURE_SKEW_US + 1, logMs).reason()).isEqualTo("from_the_future");
         // behind the log time is normal: events are published after they happen
-        assertThat(EventChecks.future(logMs * 1_000 - 3_600_000_000L, logMs)).isNull();
+        assertThat(DoorChecks.future(logMs * 1_000 - 3_600_000_000L, logMs)).isNull();
     }
 
     @Test

@@ -15,6 +15,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.Histograms;
 import dev.goodput.topics.DeadLetters;
 import org.HdrHistogram.Histogram;
@@ -169,6 +170,13 @@ class TopologyTest {
             // chunks 0 and 2 have no gap between them: chunk 1 is missing, not negative
             assertThat(w.getItl().getCount()).isZero();
             assertThat(w.getRefusedEvents()).containsEntry("chunks_out_of_order", 1L);
+            // within every objective on the chunks that remain, but judged without one: incomplete, not good
+            final RequestVerdict v = f.verdicts.readValuesToList().stream().filter(x -> x.getRequestId().equals("b1")).findFirst()
+                    .orElseThrow();
+            assertThat(v.getFailedObjectives()).containsExactly(Definitions.INCOMPLETE);
+            assertThat(v.getGood()).isFalse();
+            assertThat(v.getSloPass()).isFalse();
+            assertThat(w.getGoodRequests()).isZero();
         }
     }
 
