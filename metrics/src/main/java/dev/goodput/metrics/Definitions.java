@@ -66,11 +66,36 @@ public final class Definitions {
      * A chunk carrying several tokens is one gap (ITL is per chunk; TPOT divides by tokens).
      */
     public static long[] itlGaps(long[] arrivalsInChunkOrder) {
-        final long[] gaps = new long[Math.max(0, arrivalsInChunkOrder.length - 1)];
-        for (int i = 1; i < arrivalsInChunkOrder.length; i++) {
-            gaps[i - 1] = arrivalsInChunkOrder[i] - arrivalsInChunkOrder[i - 1];
+        final boolean[] all = new boolean[arrivalsInChunkOrder.length];
+        java.util.Arrays.fill(all, true);
+        return itlGaps(arrivalsInChunkOrder, all, arrivalsInChunkOrder.length)[0];
+    }
+
+    /**
+     * ITL where chunks may be missing (refused, or never come): chunk {@code i} arrived at
+     * {@code arrivals[i]} when {@code arrived[i]}; a gap only between two consecutive chunk indices
+     * that both arrived (a missing chunk makes no gap across it, never one that spans it), each
+     * with the later chunk's arrival, which dates it (the window a gap belongs to). Only the first
+     * {@code chunks} indices count. Returns {gaps, their times}.
+     */
+    public static long[][] itlGaps(long[] arrivals, boolean[] arrived, int chunks) {
+        final int limit = Math.min(chunks, Math.min(arrivals.length, arrived.length));
+        int n = 0;
+        for (int i = 1; i < limit; i++) {
+            if (arrived[i] && arrived[i - 1]) {
+                n++;
+            }
         }
-        return gaps;
+        final long[] gaps = new long[n];
+        final long[] times = new long[n];
+        int j = 0;
+        for (int i = 1; i < limit; i++) {
+            if (arrived[i] && arrived[i - 1]) {
+                gaps[j] = arrivals[i] - arrivals[i - 1];
+                times[j++] = arrivals[i];
+            }
+        }
+        return new long[][] {gaps, times};
     }
 
     /**

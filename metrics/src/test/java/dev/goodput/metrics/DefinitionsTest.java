@@ -40,6 +40,17 @@ class DefinitionsTest {
     }
 
     @Test
+    void aMissingChunkMakesNoGapAcrossIt() {
+        // chunk 2 of 5 missing (refused, or never come): gaps 0-1 and 3-4 only, dated by the later chunk
+        final long[][] g = Definitions.itlGaps(new long[] {10, 25, 0, 60, 66}, new boolean[] {true, true, false, true, true}, 5);
+        assertThat(g[0]).containsExactly(15, 6);
+        assertThat(g[1]).containsExactly(25, 66);
+        // only the first `chunks` indices count (state arrays may be longer than the request)
+        assertThat(Definitions.itlGaps(new long[] {10, 25, 40, 0}, new boolean[] {true, true, true, true}, 3)[0]).containsExactly(15, 15);
+        assertThat(Definitions.itlGaps(new long[] {10}, new boolean[] {true}, 1)[0]).isEmpty();
+    }
+
+    @Test
     void sloBoundsAreInclusiveAndEachObjectiveOptional() {
         assertThat(Definitions.failedObjectives(true, 200_000, 50_000.0, 5_000_000, SLO)).isEmpty();
         assertThat(Definitions.failedObjectives(true, 200_001, 50_000.1, 5_000_001, SLO))

@@ -3,6 +3,7 @@ package dev.goodput.streams;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
+import dev.goodput.metrics.Definitions;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
 import dev.goodput.streams.fast.ObjectStore;
@@ -84,26 +85,11 @@ final class RequestState {
 
     /**
      * ITL gaps between consecutive chunk indices that both arrived, with the later chunk's time
-     * (the gap belongs to that chunk's window). A missing chunk makes no gap across it.
+     * (the gap belongs to that chunk's window). A missing chunk makes no gap across it: the one
+     * definition, {@link Definitions#itlGaps(long[], boolean[], int)}.
      */
     long[][] gaps() {
-        int n = 0;
-        final int limit = Math.min(arrivals.length, Math.max(expectedChunks, highestIndex() + 1));
-        for (int i = 1; i < limit; i++) {
-            if (seen[i] && seen[i - 1]) {
-                n++;
-            }
-        }
-        final long[] gaps = new long[n];
-        final long[] times = new long[n];
-        int j = 0;
-        for (int i = 1; i < limit; i++) {
-            if (seen[i] && seen[i - 1]) {
-                gaps[j] = arrivals[i] - arrivals[i - 1];
-                times[j++] = arrivals[i];
-            }
-        }
-        return new long[][] {gaps, times};
+        return Definitions.itlGaps(arrivals, seen, Math.max(expectedChunks, highestIndex() + 1));
     }
 
     private int highestIndex() {
