@@ -61,9 +61,7 @@ final class ReportCommand implements Callable<Integer> {
         try (ReadTarget at = ReadTarget.open(dataDir, connection, null)) {
             final RunRecords run;
             try {
-                // the streams-app's door checks, bounded by the same contracts' output caps
-                final int maxChunks = DoorChecks.maxChunks(contractFiles(contracts).stream().map(ContractLoader::load).toList());
-                run = RunRecords.load(at.client(), at.registry(), runId, replayId, maxChunks);
+                run = RunRecords.load(at.client(), at.registry(), runId, replayId, maxChunks(contractFiles(contracts)));
             } catch (IllegalArgumentException | IllegalStateException e) {
                 // no such run: a plain sentence, not a stack of exception names
                 throw new StartupException(e.getMessage(), Main.EXIT_FAILED, e);
@@ -72,6 +70,19 @@ final class ReportCommand implements Callable<Integer> {
                     targetVersion, commands(at.flags(), run.runId(), Main.invocation()), System.out);
             System.out.println("report: " + page.toAbsolutePath());
             return 0;
+        }
+    }
+
+    /**
+     * The streams-app's door checks' chunk bound, from the same contracts' output caps. A contract
+     * that cannot be read leaves only negative counts refused here: the bundle then names the file
+     * and its problem, after a missing run has been said.
+     */
+    static int maxChunks(List<Path> contractFiles) {
+        try {
+            return DoorChecks.maxChunks(contractFiles.stream().map(ContractLoader::load).toList());
+        } catch (RuntimeException unreadable) {
+            return DoorChecks.NO_CAP;
         }
     }
 
