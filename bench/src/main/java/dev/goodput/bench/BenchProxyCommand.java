@@ -6,9 +6,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
-/** {@code goodput bench-proxy}: the TTFT the proxy adds, and the chunks it forwards per core. */
+/** {@code goodput bench-proxy}: the TTFT the proxy adds against nginx's, and the CPU each spends per chunk. */
 @Command(name = "bench-proxy", mixinStandardHelpOptions = true,
-        description = "Benchmark the proxy against direct calls to the simulator, at 100 and 1,000 streams; prints figures.")
+        description = {"Benchmark the proxy against direct calls to the simulator and against nginx in front of it (proxy_buffering off,"
+                + " HTTP/1.1 keep-alive upstream), at 100 and 1,000 streams; prints the three paths side by side and the ratios.",
+                "Needs Debian's nginx (apt-get install nginx-light)."})
 public final class BenchProxyCommand implements Callable<Integer> {
 
     @Spec

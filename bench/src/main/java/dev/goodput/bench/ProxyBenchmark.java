@@ -37,11 +37,13 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 
 /**
- * Measures the proxy: client-seen TTFT through it against direct, side by side in one run against
- * the simulator, at 100 and 1,000 concurrent streams; and chunks forwarded per second per core of
- * proxy CPU. The simulator, the broker and the proxy each run in a child JVM, so the proxy's CPU is
- * read from its own process ({@code /proc/<pid>/stat}); the load generator runs here. Run with
- * {@code ./goodput bench-proxy}. Prints its figures; asserts nothing.
+ * Measures the proxy against the reverse proxy an SRE would put there anyway: client-seen TTFT and
+ * ITL direct, through nginx ({@link NginxProxy}, configured for streaming) and through Goodput's
+ * proxy, side by side in one run against the simulator, at 100 and 1,000 concurrent streams; and
+ * each proxy's CPU per forwarded chunk. The simulator, the broker and Goodput's proxy each run in a
+ * child JVM, so each proxy's CPU is read from its own processes ({@code /proc/<pid>/stat}: the
+ * JVM; nginx's master and workers); the load generator runs here. Run with
+ * {@code ./goodput bench-proxy}. Prints its figures and #36's bars, met or not; asserts nothing.
  */
 public final class ProxyBenchmark {
 
@@ -69,6 +71,11 @@ public final class ProxyBenchmark {
      */
     private record Phase(long ok, Histogram ttft, Histogram itl, long chunks, double wallS, Map<String, RequestEvent> events,
                          double simCores, double brokerCores, double proxyCores, double generatorCores) {
+        /** Proxy CPU seconds per forwarded chunk, in microseconds. */
+        double cpuUsPerChunk() {
+            return proxyCpuS() * 1e6 / Math.max(1, chunks);
+        }
+
         double proxyCpuS() {
             return proxyCores * wallS;
         }
@@ -85,18 +92,26 @@ public final class ProxyBenchmark {
             // decode step 20 ms: 1,000 streams offer 50,000 chunks/s
             try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
-                         broker.value(), registry.url(), proxyPriority.name())) {
+                         broker.value(), registry.url(), proxyPriority.name());
+                 NginxProxy nginx = NginxProxy.start(Integer.parseInt(sim.value()))) {
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
                 final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
-                out.printf(Locale.ROOT, "simulator, broker and proxy in child JVMs; %d cores; %.0f s per phase; timing threads: generator %s,"
-                        + " proxy %s%n", Runtime.getRuntime().availableProcessors(), seconds, priority, proxyPriority);
-                final long[] pids = {sim.pid(), broker.pid(), proxy.pid()};
-                phase(through, corpus, 100, 5, pids);
-                phase(direct, corpus, 100, 5, pids);
+                final String viaNginx = "http://127.0.0.1:" + nginx.port() + "/v1";
+                out.printf(Locale.ROOT, "simulator, broker and proxy in child JVMs, nginx (%d processes) beside them; %d cores; %.0f s per"
+                        + " phase; timing threads: generator %s, proxy %s%n", nginx.pids().length,
+                        Runtime.getRuntime().availableProcessors(), seconds, priority, proxyPriority);
+                final long[] pids = {sim.pid(), broker.pid()};
+                final CpuSource goodput = () -> cpuTicks(proxy.pid());
+                final CpuSource none = () -> 0;
+                phase(through, corpus, 100, 5, pids, goodput);
+                phase(viaNginx, corpus, 100, 5, pids, nginx::cpuTicks);
+                phase(direct, corpus, 100, 5, pids, none);
                 for (int streams : new int[] {100, 1000}) {
-                    final Phase d = phase(direct, corpus, streams, seconds, pids);
-                    final Phase p = phase(through, corpus, streams, seconds, pids);
-                    print(streams + " streams", d, p);
+                    final Phase d = phase(direct, corpus, streams, seconds, pids, none);
+                    final Phase n = phase(viaNginx, corpus, streams, seconds, pids, nginx::cpuTicks);
+                    final Phase p = phase(through, corpus, streams, seconds, pids, goodput);
+                    print(streams + " streams", d, n, p);
+                    bars(streams, d, n, p);
                     ownTtft(p, broker.value(), registry.url());
                 }
             }
@@ -104,28 +119,60 @@ public final class ProxyBenchmark {
             // so that a read holds several chunks, as it does when a server streams faster than the proxy reads
             try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
-                         broker.value(), registry.url(), proxyPriority.name())) {
-                final long[] pids = {sim.pid(), broker.pid(), proxy.pid()};
+                         broker.value(), registry.url(), proxyPriority.name());
+                 NginxProxy nginx = NginxProxy.start(Integer.parseInt(sim.value()))) {
+                final long[] pids = {sim.pid(), broker.pid()};
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
                 final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
-                phase(through, corpus, 1000, 5, pids);
-                final Phase d = phase(direct, corpus, 1000, seconds, pids);
-                final Phase p = phase(through, corpus, 1000, seconds, pids);
-                print("1000 fast streams", d, p);
+                final String viaNginx = "http://127.0.0.1:" + nginx.port() + "/v1";
+                phase(through, corpus, 1000, 5, pids, () -> cpuTicks(proxy.pid()));
+                phase(viaNginx, corpus, 1000, 5, pids, nginx::cpuTicks);
+                final Phase d = phase(direct, corpus, 1000, seconds, pids, () -> 0);
+                final Phase n = phase(viaNginx, corpus, 1000, seconds, pids, nginx::cpuTicks);
+                final Phase p = phase(through, corpus, 1000, seconds, pids, () -> cpuTicks(proxy.pid()));
+                print("1000 fast streams", d, n, p);
             }
         }
     }
 
-    private void print(String name, Phase d, Phase p) {
-        out.printf(Locale.ROOT, "%-17s | direct: %6d ok, TTFT p50 %8.3f ms p99 %8.3f ms, ITL p50 %7.3f ms p99 %7.3f ms | through the proxy: %6d ok,"
-                        + " TTFT p50 %8.3f ms p99 %8.3f ms, ITL p50 %7.3f ms p99 %7.3f ms | TTFT p99 added %+8.3f ms, ITL p99 added %+7.3f ms%n",
-                name, d.ok(), ms(d.ttft(), 50), ms(d.ttft(), 99), ms(d.itl(), 50), ms(d.itl(), 99),
-                p.ok(), ms(p.ttft(), 50), ms(p.ttft(), 99), ms(p.itl(), 50), ms(p.itl(), 99),
-                ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(p.itl(), 99) - ms(d.itl(), 99));
-        out.printf(Locale.ROOT, "%-17s | %8.0f chunks/s forwarded, proxy CPU %.2f cores: %8.0f chunks/s per proxy core | CPU (cores) direct:"
-                        + " simulator %.2f, broker %.2f, generator %.2f; through the proxy: simulator %.2f, broker %.2f, generator %.2f, proxy %.2f%n",
-                name, p.chunks() / p.wallS(), p.proxyCores(), p.chunks() / Math.max(1e-9, p.proxyCpuS()),
-                d.simCores(), d.brokerCores(), d.generatorCores(), p.simCores(), p.brokerCores(), p.generatorCores(), p.proxyCores());
+    /** What a proxy's CPU is read from: its processes' utime + stime, in clock ticks. */
+    @FunctionalInterface
+    interface CpuSource {
+        long ticks() throws java.io.IOException;
+    }
+
+    private void print(String name, Phase d, Phase n, Phase p) {
+        for (String[] path : new String[][] {{"direct", null}, {"nginx", "n"}, {"goodput", "p"}}) {
+            final Phase x = path[1] == null ? d : path[1].equals("n") ? n : p;
+            out.printf(Locale.ROOT, "%-17s | %-7s | %6d ok | TTFT p50 %8.3f ms p99 %8.3f ms (added %+8.3f) | ITL p50 %7.3f ms p99 %7.3f ms"
+                            + " (added %+7.3f) | %8.0f chunks/s | proxy %.2f cores, %6.2f us CPU per chunk | simulator %.2f, broker %.2f,"
+                            + " generator %.2f cores%n",
+                    name, path[0], x.ok(), ms(x.ttft(), 50), ms(x.ttft(), 99), ms(x.ttft(), 99) - ms(d.ttft(), 99), ms(x.itl(), 50),
+                    ms(x.itl(), 99), ms(x.itl(), 99) - ms(d.itl(), 99), x.chunks() / x.wallS(), x.proxyCores(), x.cpuUsPerChunk(),
+                    x.simCores(), x.brokerCores(), x.generatorCores());
+        }
+        out.printf(Locale.ROOT, "%-17s | ratios goodput / nginx: TTFT p99 added %.2f, ITL p99 added %.2f, CPU per chunk %.2f%n", name,
+                ratio(ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(n.ttft(), 99) - ms(d.ttft(), 99)),
+                ratio(ms(p.itl(), 99) - ms(d.itl(), 99), ms(n.itl(), 99) - ms(d.itl(), 99)), ratio(p.cpuUsPerChunk(), n.cpuUsPerChunk()));
+    }
+
+    private static double ratio(double a, double b) {
+        return b == 0 ? Double.NaN : a / b;
+    }
+
+    /**
+     * #36's bars, each said met or missed: TTFT p99 added at most nginx's + 1 ms at 100 streams, at
+     * most 1.5x nginx's at 1,000 (nginx's addition floored at 0: a proxy cannot be asked to be faster
+     * than direct); CPU per forwarded chunk at most 2x nginx's.
+     */
+    private void bars(int streams, Phase d, Phase n, Phase p) {
+        final double goodput = ms(p.ttft(), 99) - ms(d.ttft(), 99);
+        final double nginx = Math.max(0, ms(n.ttft(), 99) - ms(d.ttft(), 99));
+        final double allowed = streams <= 100 ? nginx + 1 : 1.5 * nginx;
+        out.printf(Locale.ROOT, "%-17s | bar: TTFT p99 added %.3f ms <= %.3f ms (%s): %s; CPU per chunk %.2f x nginx's <= 2: %s%n",
+                streams + " streams", goodput, allowed, streams <= 100 ? "nginx's + 1 ms" : "1.5 x nginx's",
+                goodput <= allowed ? "met" : "MISSED", p.cpuUsPerChunk() / n.cpuUsPerChunk(),
+                p.cpuUsPerChunk() <= 2 * n.cpuUsPerChunk() ? "met" : "MISSED");
     }
 
     private static double ms(Histogram h, double percentile) {
@@ -192,7 +239,7 @@ public final class ProxyBenchmark {
         return v[(int) Math.ceil(0.99 * v.length) - 1] - v[(int) Math.ceil(0.50 * v.length) - 1];
     }
 
-    private Phase phase(String url, Corpus corpus, int streams, double durationS, long[] pids) throws Exception {
+    private Phase phase(String url, Corpus corpus, int streams, double durationS, long[] pids, CpuSource proxyCpu) throws Exception {
         final Target target = new Target(url, true, "sim", null, Map.of(), "sim", Duration.ofSeconds(60), Duration.ofSeconds(30), false);
         final RunIdentity id = new RunIdentity("0".repeat(64), "bench", "sim", "sim", 1,
                 new Contract.Decoding(0, 1, null, null, false), "contains", 1.0);
@@ -228,6 +275,7 @@ public final class ProxyBenchmark {
             cpu0[i] = cpuTicks(pids[i]);
         }
         cpu0[pids.length] = cpuTicks(ProcessHandle.current().pid());
+        final long proxy0 = proxyCpu.ticks();
         try (StreamingClient http = new StreamingClient(4096, priority)) {
             final LoadRun run = new LoadRun(new LoadRun.Settings(target, id, new Scenario(32, 64, null, streams, "cold"), corpus, "bench",
                     "poisson", null, 0, durationS, null, 0, null, 1_000, 1, Duration.ofSeconds(3600)), MicroClock.system());
@@ -238,7 +286,8 @@ public final class ProxyBenchmark {
                 cores[i] = (cpuTicks(pids[i]) - cpu0[i]) / 100.0 / wall;
             }
             cores[pids.length] = (cpuTicks(ProcessHandle.current().pid()) - cpu0[pids.length]) / 100.0 / wall;
-            return new Phase(ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], cores[2], cores[3]);
+            final double proxyCores = (proxyCpu.ticks() - proxy0) / 100.0 / wall;
+            return new Phase(ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], proxyCores, cores[2]);
         }
     }
 
