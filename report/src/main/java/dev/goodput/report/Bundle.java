@@ -90,6 +90,7 @@ public final class Bundle {
         m.put("scenarios_cut_short", r.run().runs().stream().filter(s -> Boolean.TRUE.equals(s.getStoppedEarly()))
                 .map(RunSummary::getScenarioId).toList());
         m.put("measured_requests", r.run().measuredRequests());
+        m.put("generators_counted", r.run().generatorsCounted());
         m.put("verdicts", r.run().verdicts().size());
         m.put("dead_letters_by_reason", r.run().deadLetters());
         m.put("refused_at_the_door", r.run().refused());

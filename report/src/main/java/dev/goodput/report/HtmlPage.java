@@ -59,6 +59,12 @@ final class HtmlPage {
                     .append(run.verdicts().size()).append(" verdicts (").append(Math.abs(measured - run.verdicts().size()))
                     .append(run.verdicts().size() < measured ? " missing" : " too many").append(").</p>\n");
         }
+        if (run.generatorsCounted() != measured) {
+            // request events that never reached the topic, or were refused: measured requests cannot hide them
+            h.append("<p class=\"warn\" id=\"unpublished\">The generators' run summaries count ").append(run.generatorsCounted())
+                    .append(" measured requests; ").append(measured).append(" request events of the run reached the topic and passed the"
+                            + " door checks.</p>\n");
+        }
         if (!run.deadLetters().isEmpty()) {
             h.append("<p class=\"warn\" id=\"dead-letters\">").append(run.deadLetters().values().stream().mapToLong(Long::longValue).sum())
                     .append(" records were refused to the DLQ during this run: ")

@@ -70,5 +70,8 @@ class RunRecordsTest {
         assertThat(page).contains("6 records were refused to the DLQ during this run: duplicate 1, late 5");
         // the run's one accepted request event has no verdict here
         assertThat(page).contains("The run has 1 measured requests; the results hold 0 verdicts");
+        // the generator counted 160 measured requests: the 159 whose events are not on the topic are said, not hidden
+        assertThat(page).contains("The generators' run summaries count 160 measured requests; 1 request events of the run reached"
+                + " the topic and passed the door checks");
     }
 }

@@ -148,6 +148,10 @@ final class ReportCommand implements Callable<Integer> {
                     .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", "))
                     + " (manifest.json: refused_at_the_door).");
         }
+        if (run.generatorsCounted() != run.measuredRequests()) {
+            log.println("WARNING: the generators' run summaries count " + run.generatorsCounted() + " measured requests; "
+                    + run.measuredRequests() + " request events of the run reached the topic and passed the door checks.");
+        }
         if (run.measuredRequests() != run.verdicts().size()) {
             log.println("WARNING: the run has " + run.measuredRequests() + " measured requests; the results hold "
                     + run.verdicts().size() + " verdicts.");
