@@ -18,6 +18,7 @@ Prints one row per minute and metric and the largest relative difference; exit 1
 """
 import argparse
 import csv
+import datetime
 import glob
 import json
 import math
@@ -117,7 +118,7 @@ def main():
             by = "" if not a.classic else " by (le)"
             prom = query(a.prometheus, f"histogram_quantile(0.99, sum{by}(rate({series}[1m])))", end)
             diff = prom / exact - 1 if exact > 0 else float("nan")
-            stamp = __import__("datetime").datetime.utcfromtimestamp(end).strftime("%Y-%m-%d %H:%M:%S")
+            stamp = datetime.datetime.fromtimestamp(end, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
             shown = len(values) >= a.min_samples
             print(f"{stamp:<20} {k:<5} {len(values):>7} {exact * 1e3:>13.3f} {prom * 1e3:>14.3f} {diff * 100:>+7.2f}%"
                   + ("" if shown else "  (few samples: not judged)"))

@@ -22,12 +22,10 @@ final class NginxProxy implements AutoCloseable {
 
     private final Process master;
     private final int port;
-    private final Path dir;
 
-    private NginxProxy(Process master, int port, Path dir) {
+    private NginxProxy(Process master, int port) {
         this.master = master;
         this.port = port;
-        this.dir = dir;
     }
 
     /** Starts nginx in front of {@code upstreamPort}; a port taken between choosing and binding is tried again. */
@@ -72,7 +70,7 @@ final class NginxProxy implements AutoCloseable {
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (System.nanoTime() < deadline && p.isAlive()) {
                 if (Files.exists(dir.resolve("nginx.pid")) && accepts(port)) {
-                    return new NginxProxy(p, port, dir);
+                    return new NginxProxy(p, port);
                 }
                 Thread.sleep(50);
             }

@@ -142,12 +142,16 @@ public final class ProxyBenchmark {
     }
 
     private void print(String name, Phase d, Phase n, Phase p) {
-        for (String[] path : new String[][] {{"direct", null}, {"nginx", "n"}, {"goodput", "p"}}) {
-            final Phase x = path[1] == null ? d : path[1].equals("n") ? n : p;
+        final Map<String, Phase> paths = new java.util.LinkedHashMap<>();
+        paths.put("direct", d);
+        paths.put("nginx", n);
+        paths.put("goodput", p);
+        for (Map.Entry<String, Phase> path : paths.entrySet()) {
+            final Phase x = path.getValue();
             out.printf(Locale.ROOT, "%-17s | %-7s | %6d ok | TTFT p50 %8.3f ms p99 %8.3f ms (added %+8.3f) | ITL p50 %7.3f ms p99 %7.3f ms"
                             + " (added %+7.3f) | %8.0f chunks/s | proxy %.2f cores, %6.2f us CPU per chunk | simulator %.2f, broker %.2f,"
                             + " generator %.2f cores%n",
-                    name, path[0], x.ok(), ms(x.ttft(), 50), ms(x.ttft(), 99), ms(x.ttft(), 99) - ms(d.ttft(), 99), ms(x.itl(), 50),
+                    name, path.getKey(), x.ok(), ms(x.ttft(), 50), ms(x.ttft(), 99), ms(x.ttft(), 99) - ms(d.ttft(), 99), ms(x.itl(), 50),
                     ms(x.itl(), 99), ms(x.itl(), 99) - ms(d.itl(), 99), x.chunks() / x.wallS(), x.proxyCores(), x.cpuUsPerChunk(),
                     x.simCores(), x.brokerCores(), x.generatorCores());
         }

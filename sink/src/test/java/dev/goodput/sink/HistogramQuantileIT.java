@@ -63,8 +63,8 @@ class HistogramQuantileIT {
                 final List<Span> spans = new ArrayList<>();
                 final Map<Instrument, Long> totals = new LinkedHashMap<>();
                 add(totals, warm);
-                double[] lastNative = scrapes(nat, totals, true);
-                double[] lastClassic = scrapes(classic, totals, false);
+                double lastNative = scrapes(nat, totals, true);
+                double lastClassic = scrapes(classic, totals, false);
                 // two spans: a fast one, then a slow one with a heavy tail
                 final double[] scale = {1.0, 4.0};
                 final List<String> report = new ArrayList<>();
@@ -72,12 +72,12 @@ class HistogramQuantileIT {
                     final Span span = observe(metrics, random, 2_000, 40_000, scale[k]);
                     spans.add(span);
                     add(totals, span);
-                    final double[] nowNative = scrapes(nat, totals, true);
-                    final double[] nowClassic = scrapes(classic, totals, false);
+                    final double nowNative = scrapes(nat, totals, true);
+                    final double nowClassic = scrapes(classic, totals, false);
                     for (Instrument i : span.exact().keySet()) {
                         final double exact = Histograms.percentiles(span.exact().get(i)).p99() / 1e6;
-                        final double q = quantile(nat, i, true, nowNative[0], nowNative[0] - lastNative[0]);
-                        final double c = quantile(classic, i, false, nowClassic[0], nowClassic[0] - lastClassic[0]);
+                        final double q = quantile(nat, i, true, nowNative, nowNative - lastNative);
+                        final double c = quantile(classic, i, false, nowClassic, nowClassic - lastClassic);
                         final double[] bucket = bucket(i, exact);
                         report.add(String.format(Locale.ROOT, "span %d %-42s exact p99 %.6f s, native %.6f (%+.2f %%), "
                                 + "classic %.6f (%+.2f %%, bucket (%.4f, %.4f])", k + 1, i.prometheusName(), exact, q,
@@ -145,13 +145,13 @@ class HistogramQuantileIT {
     }
 
     /** The first scrape at which every quantity shows its total so far; all four come from that one scrape. */
-    private static double[] scrapes(RealPrometheus p, Map<Instrument, Long> totals, boolean nativeHistograms) throws Exception {
+    private static double scrapes(RealPrometheus p, Map<Instrument, Long> totals, boolean nativeHistograms) throws Exception {
         double at = 0;
         for (Map.Entry<Instrument, Long> e : totals.entrySet()) {
             final String name = e.getKey().prometheusName();
             at = Math.max(at, p.firstScrapeWith(nativeHistograms ? name : name + "_count", e.getValue()));
         }
-        return new double[] {at};
+        return at;
     }
 
     private static double quantile(RealPrometheus p, Instrument i, boolean nativeHistograms, double at, double spanS) throws Exception {

@@ -5,7 +5,6 @@ import static dev.goodput.report.peers.GuidellmDistribution.w;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -115,15 +114,14 @@ public final class GuidellmReport {
         int index = 0;
         for (RunSummary s : scenarios) {
             final List<Exchange> xs = byScenario.getOrDefault(s.getScenarioId(), List.of());
-            final Map<String, Object> b = benchmark(runId, index, s, xs.stream().map(GuidellmReport::stats).toList());
-            b.put("config", GuidellmEnvelope.benchmarkConfig(runId, index++, s, contract, endpoint));
-            benchmarks.add(b);
+            benchmarks.add(benchmark(GuidellmEnvelope.benchmarkConfig(runId, index++, s, contract, endpoint), s,
+                    xs.stream().map(GuidellmReport::stats).toList()));
         }
         m.put("benchmarks", benchmarks);
         return m;
     }
 
-    static Map<String, Object> benchmark(String runId, int index, RunSummary s, List<Stats> all) {
+    static Map<String, Object> benchmark(Map<String, Object> config, RunSummary s, List<Stats> all) {
         final double measureStart = all.stream().mapToDouble(Stats::start).min().orElse(Micros.of(s.getWarmupEndUs()) / 1e6);
         final double measureEnd = all.stream().mapToDouble(Stats::end).max().orElse(Micros.of(s.getEndedUs()) / 1e6);
         final Map<String, List<Stats>> by = new LinkedHashMap<>();
@@ -132,7 +130,7 @@ public final class GuidellmReport {
         }
         final Map<String, Object> b = new LinkedHashMap<>();
         b.put("type_", "generative_benchmark");
-        b.put("config", Map.of("strategy", GuidellmEnvelope.strategy(s), "goodput_scenario_id", s.getScenarioId()));
+        b.put("config", config);
         b.put("scheduler_state", GuidellmEnvelope.schedulerState(s, by, measureStart, measureEnd));
         final Map<String, Object> sched = new LinkedHashMap<>();
         sched.put("start_time", Micros.of(s.getStartedUs()) / 1e6);
