@@ -15,6 +15,7 @@ import dev.goodput.contract.Contract;
 import dev.goodput.metrics.Conventions;
 import dev.goodput.metrics.Histograms;
 import dev.goodput.metrics.Micros;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.topics.Topics;
@@ -68,7 +69,7 @@ public final class ConventionReplay {
         final ChunkArrivals chunks = new ChunkArrivals();
         TopicSnapshot.forEach(client, Topics.TOKENS.name(), new AvroDeserializer<>(registry, TokenEvent.class), (t, partition) -> {
             if ((runId == null || t.getRunId().equals(runId)) && !t.getWarmup()) {
-                chunks.add(t);
+                TokenRuns.chunks(t).forEach(chunks::add);
             }
         });
         return compute(requests, chunks, objectives, qualityFloor);
@@ -78,7 +79,7 @@ public final class ConventionReplay {
     public static List<Scenario> compute(List<RequestEvent> requests, List<TokenEvent> tokens, Contract.Objectives objectives,
                                          Double qualityFloor) {
         final ChunkArrivals chunks = new ChunkArrivals();
-        tokens.forEach(chunks::add);
+        tokens.forEach(t -> TokenRuns.chunks(t).forEach(chunks::add));
         return compute(requests, chunks, objectives, qualityFloor);
     }
 

@@ -23,6 +23,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.metrics.Micros;
 import dev.goodput.records.DoorChecks;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.topics.Keys;
@@ -62,7 +63,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
     /** The same run with these token events' chunks (as read from the token topic). */
     public RunRecords withTokens(List<TokenEvent> tokens) {
         final ChunkArrivals c = new ChunkArrivals();
-        tokens.stream().filter(t -> t.getRunId().equals(runId)).forEach(c::add);
+        tokens.stream().filter(t -> t.getRunId().equals(runId)).flatMap(t -> TokenRuns.chunks(t).stream()).forEach(c::add);
         return new RunRecords(runId, replayId, runs, requests, verdicts, windows, costs, prices, skipped, deadLetters, c,
                 serverMetrics, refused);
     }
@@ -129,11 +130,14 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         final ChunkArrivals chunks = new ChunkArrivals();
         TopicSnapshot.forEachStamped(client, Topics.TOKENS.name(), new AvroDeserializer<>(registry, TokenEvent.class),
                 (t, partition, logMs) -> {
-                    if (t.getRunId().equals(r.runId()) && !t.getWarmup()) {
-                        final DoorChecks.Problem p = DoorChecks.token(t.getChunkIndex(), Micros.of(t.getArrivalTimeUs()), logMs, maxChunks);
+                    if (!t.getRunId().equals(r.runId()) || t.getWarmup()) {
+                        return;
+                    }
+                    for (TokenEvent c : TokenRuns.chunks(t)) {
+                        final DoorChecks.Problem p = DoorChecks.token(c.getChunkIndex(), Micros.of(c.getArrivalTimeUs()), logMs, maxChunks);
                         if (p != null) {
                             refused.merge(p.reason(), 1L, Long::sum);
-                        } else if (!chunks.add(t)) {
+                        } else if (!chunks.add(c)) {
                             refused.merge("chunks_out_of_order", 1L, Long::sum);
                         }
                     }
