@@ -28,6 +28,7 @@ import dev.goodput.producer.load.Scenario;
 import dev.goodput.producer.publish.KafkaEventSink;
 import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
@@ -135,7 +136,16 @@ class ProducerKafkaIT {
             assertThat(c[2]).as("ticks on %s", topic).isGreaterThanOrEqualTo(c[1]);
         }
         final List<RequestEvent> requests = read(Topics.REQUESTS.name(), RequestEvent.class, runId, 300);
-        final List<TokenEvent> tokens = read(Topics.TOKENS.name(), TokenEvent.class, runId, (int) tokensOffered);
+        final List<TokenEvent> published = read(Topics.TOKENS.name(), TokenEvent.class, runId, (int) tokensOffered);
+        final List<TokenEvent> tokens = published.stream().flatMap(t -> TokenRuns.chunks(t).stream()).toList();
+        // the chunks go in runs: a request's chunks of one flush interval in one record
+        assertThat(published.size()).isLessThan(tokens.size());
+        assertThat(published).allSatisfy(run -> {
+            for (int i = 1; i < TokenRuns.size(run); i++) {
+                assertThat(TokenRuns.chunkIndex(run, i)).isEqualTo(TokenRuns.chunkIndex(run, i - 1) + 1);
+                assertThat(TokenRuns.arrivalUs(run, i)).isGreaterThanOrEqualTo(TokenRuns.arrivalUs(run, i - 1));
+            }
+        });
         assertThat(requests).hasSize(300);
         assertThat(requests.stream().map(RequestEvent::getRequestId).distinct().count()).isEqualTo(300);
         assertThat(requests).allSatisfy(r -> {
@@ -179,7 +189,8 @@ class ProducerKafkaIT {
             requestsOffered = g.sink().requestsOffered();
         }
         final List<RequestEvent> requests = read(Topics.REQUESTS.name(), RequestEvent.class, runId, (int) requestsOffered);
-        final List<TokenEvent> tokens = read(Topics.TOKENS.name(), TokenEvent.class, runId, (int) tokensOffered);
+        final List<TokenEvent> tokens = read(Topics.TOKENS.name(), TokenEvent.class, runId, (int) tokensOffered).stream()
+                .flatMap(t -> TokenRuns.chunks(t).stream()).toList();
         assertThat(requestsOffered).isEqualTo(600);
         assertThat(requests).hasSize(600);
         assertThat(requests.stream().map(RequestEvent::getRequestId).distinct().count()).isEqualTo(600);

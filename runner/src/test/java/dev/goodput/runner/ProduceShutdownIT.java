@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.kafka.KafkaBrokerExtension;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.TopicSnapshot;
@@ -56,7 +57,7 @@ class ProduceShutdownIT {
                     new AvroDeserializer<>(sr, RequestEvent.class)).stream().filter(e -> e.getRunId().equals("ctrl-c")).toList();
             final Map<String, Integer> tokens = new HashMap<>();
             for (TokenEvent t : TopicSnapshot.read(client, Topics.TOKENS.name(), new AvroDeserializer<>(sr, TokenEvent.class))) {
-                tokens.merge(t.getRequestId(), 1, Integer::sum);
+                tokens.merge(t.getRequestId(), TokenRuns.size(t), Integer::sum);
             }
             assertThat(requests).hasSize((int) tally);
             for (RequestEvent e : requests) {

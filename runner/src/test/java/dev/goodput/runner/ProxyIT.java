@@ -31,6 +31,7 @@ import dev.goodput.producer.proxy.ProxyServer;
 import dev.goodput.producer.publish.KafkaEventSink;
 import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.TopicSnapshot;
@@ -95,7 +96,8 @@ class ProxyIT {
                         new AvroDeserializer<>(sr, RequestEvent.class)).stream().filter(e -> e.getRunId().equals("proxy-run")).toList();
                 assertThat(requests).hasSize(10).allMatch(e -> e.getStatus() == RequestStatus.OK && e.getScenarioId().equals("observed"));
                 final List<TokenEvent> tokens = TopicSnapshot.read(consumer, Topics.TOKENS.name(),
-                        new AvroDeserializer<>(sr, TokenEvent.class)).stream().filter(e -> e.getRunId().equals("proxy-run")).toList();
+                        new AvroDeserializer<>(sr, TokenEvent.class)).stream().filter(e -> e.getRunId().equals("proxy-run"))
+                        .flatMap(t -> TokenRuns.chunks(t).stream()).toList();
                 for (RequestEvent r : requests) {
                     assertThat(tokens.stream().filter(t -> t.getRequestId().equals(r.getRequestId())).count())
                             .as("token events of %s", r.getRequestId()).isEqualTo(r.getContentChunks());
