@@ -226,7 +226,7 @@ final class DemoCommand implements Callable<Integer> {
             final FailurePolicy streamsFailures = new FailurePolicy("streams-app",
                     FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
             final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
-                    StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false, true,
+                    StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false,
                     streamsFailures);
             final Map<String, Double> peaks = SinkConfig.peaks(List.of(contract));
             final SinkCommand.Running sink = SinkCommand.start(props, registry,

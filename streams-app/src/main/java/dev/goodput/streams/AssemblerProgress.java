@@ -1,6 +1,5 @@
 package dev.goodput.streams;
 
-import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.time.LogClock;
 
 /**
@@ -11,13 +10,13 @@ final class AssemblerProgress {
     private static final String LAST_WATERMARK = "last-watermark";
     private static final String LOG_CLOCKS = "log-clocks";
 
-    private final ObjectStore<long[]> store;
+    private final LiveStore<long[]> store;
     private final long[] clocks;
     private final LogClock clock;
     private long lastWatermark = Long.MIN_VALUE;
     private boolean clocksMoved;
 
-    AssemblerProgress(ObjectStore<long[]> store, long windowUs, long graceUs) {
+    AssemblerProgress(LiveStore<long[]> store, long windowUs, long graceUs) {
         this.store = store;
         store.load();
         final long[] last = store.get(LAST_WATERMARK);

@@ -27,9 +27,9 @@ final class EventsMetric {
         // the same sensor again when the task comes back to this instance: adding its metrics is then a no-op
         sensor = metrics.addSensor("goodput-events-" + taskId, Sensor.RecordingLevel.INFO);
         final Map<String, String> tags = Map.of("task-id", taskId);
-        sensor.add(new MetricName(RATE, GROUP, "Token and request events processed per second, each event of a "
-                + "coalesced frame counted", tags), new Rate(new WindowedSum()));
-        sensor.add(new MetricName(TOTAL, GROUP, "Token and request events processed, each event of a coalesced frame "
+        sensor.add(new MetricName(RATE, GROUP, "Token and request events processed per second, each chunk of a run "
+                + "counted", tags), new Rate(new WindowedSum()));
+        sensor.add(new MetricName(TOTAL, GROUP, "Token and request events processed, each chunk of a run "
                 + "counted", tags), new CumulativeSum());
     }
 

@@ -9,7 +9,6 @@ import java.util.TreeSet;
 
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
-import dev.goodput.streams.fast.ObjectStore;
 
 /**
  * The ids of requests finished lately, so that an event of one that comes again is refused as a
@@ -21,7 +20,7 @@ final class FinishedRequests {
 
     static final long BUCKET_US = 100_000L;
 
-    static final ObjectStore.Codec<List<String>> CODEC = new ObjectStore.Codec<>() {
+    static final LiveStore.Codec<List<String>> CODEC = new LiveStore.Codec<>() {
         @Override
         public byte[] encode(List<String> ids) {
             final ByteSink out = new ByteSink(8 + ids.size() * 40);
@@ -42,13 +41,13 @@ final class FinishedRequests {
         }
     };
 
-    private final ObjectStore<List<String>> buckets;
+    private final LiveStore<List<String>> buckets;
     private final Set<String> ids = new HashSet<>();
     /** The buckets kept, in time order: expiry looks only at the oldest (it runs every 100 ms of event time). */
     private final TreeSet<Long> order = new TreeSet<>();
 
     /** Over a loaded store: the ids of every kept bucket are known at once. */
-    FinishedRequests(ObjectStore<List<String>> buckets) {
+    FinishedRequests(LiveStore<List<String>> buckets) {
         this.buckets = buckets;
         buckets.entries().forEach((key, bucket) -> {
             ids.addAll(bucket);

@@ -1,7 +1,6 @@
 package dev.goodput.streams;
 
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -13,8 +12,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
-import dev.goodput.streams.fast.FastTokenReader;
-import dev.goodput.streams.fast.ObjectStore;
+import dev.goodput.serde.AvroSerializer;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -56,23 +54,21 @@ public final class GoodputTopology {
 
     public static Topology build(StreamsSettings config, AvroSerdes serdes) {
         final StreamsBuilder b = new StreamsBuilder();
-        final Map<String, String> changelog = Map.of();
-        b.addStateStore(ObjectStore.builder(RequestAssembler.STORE, RequestState.CODEC).withLoggingEnabled(changelog));
-        b.addStateStore(ObjectStore.builder(RequestAssembler.PROGRESS, WindowMerger.LONGS_CODEC).withLoggingEnabled(changelog));
-        b.addStateStore(ObjectStore.builder(RequestAssembler.PARTIALS, WindowAgg.CODEC).withLoggingEnabled(changelog));
-        b.addStateStore(ObjectStore.builder(RequestAssembler.FINISHED, FinishedRequests.CODEC).withLoggingEnabled(changelog));
-        b.addStateStore(ObjectStore.builder(WindowMerger.WINDOWS, WindowAgg.CODEC).withLoggingEnabled(changelog));
-        b.addStateStore(ObjectStore.builder(WindowMerger.WATERMARKS, WindowMerger.LONGS_CODEC).withLoggingEnabled(changelog));
+        for (String store : List.of(RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS,
+                RequestAssembler.FINISHED, WindowMerger.WINDOWS, WindowMerger.WATERMARKS)) {
+            b.addStateStore(LiveStore.builder(store));
+        }
 
         // One source for both topics: the assembler tells them apart by the record's topic, and a
-        // merge node would cost a hop per token.
+        // merge node would cost a hop per record.
         final KStream<String, byte[]> raw = b.stream(List.of(config.topics().tokens(), config.topics().requests()),
                 Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("raw-events-source"));
         final AvroDeserializer<TokenEvent> tokenReader = new AvroDeserializer<>(serdes.registry(), TokenEvent.class);
         final AvroDeserializer<RequestEvent> requestReader = new AvroDeserializer<>(serdes.registry(), RequestEvent.class);
 
         final KStream<String, Out> assembled = raw
-                .process(() -> new RequestAssembler(config, tokenReader, requestReader, new FastTokenReader(serdes.registry())),
+                .process(() -> new RequestAssembler(config, tokenReader, requestReader,
+                                new AvroSerializer<TokenEvent>(serdes.registry(), false)),
                         Named.as(RequestAssembler.NAME),
                         RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS, RequestAssembler.FINISHED);
 

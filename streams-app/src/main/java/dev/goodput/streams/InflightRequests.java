@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.time.LogClock;
 
 /**
@@ -14,10 +13,10 @@ import dev.goodput.streams.time.LogClock;
  * may finish, so a sweep never walks the whole store).
  */
 final class InflightRequests {
-    private final ObjectStore<RequestState> store;
+    private final LiveStore<RequestState> store;
     private final Map<String, RequestState> waiting = new HashMap<>();
 
-    InflightRequests(ObjectStore<RequestState> store) {
+    InflightRequests(LiveStore<RequestState> store) {
         this.store = store;
     }
 

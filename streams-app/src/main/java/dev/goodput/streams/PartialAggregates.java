@@ -1,38 +1,72 @@
 package dev.goodput.streams;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 import dev.goodput.metrics.Definitions;
 import dev.goodput.metrics.WindowTotals;
-import dev.goodput.streams.fast.ObjectStore;
+import dev.goodput.serde.ByteSink;
+import dev.goodput.serde.Varint;
 import dev.goodput.topics.Keys;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * One partition's partial aggregates, by window: what its finished requests and refused records
  * add to each (contract, scenario, window) until a heartbeat sends them to the window's merger, so
  * one record travels per window and heartbeat instead of one per request.
+ *
+ * <p>The aggregates live in memory; the store holds what was added to them since they were last
+ * sent, one small entry per addition (a request's outcome and gaps, a refusal) under
+ * {@code <window key>#<n>}. Each addition is written as it is made, so a commit always covers it
+ * ({@link LiveStore} says why that is exactly-once), and costs the few bytes of the addition rather
+ * than the window's six histograms; sending a window deletes its entries, and a restart adds the
+ * entries up again.
  */
 final class PartialAggregates {
-    private final ObjectStore<WindowAgg> store;
+    private static final byte REQUEST = 1;
+    private static final byte GAPS = 2;
+    private static final byte REFUSAL = 3;
+
+    private final KeyValueStore<String, byte[]> journal;
     private final long windowUs;
     private final long graceUs;
+    private final Map<String, WindowAgg> live = new HashMap<>();
+    /** Entries in the journal per window key: entry {@code n} is under {@code key#n}. */
+    private final Map<String, int[]> entries = new HashMap<>();
     private Keys.Window lastWindow;
     private String lastKey;
 
-    PartialAggregates(ObjectStore<WindowAgg> store, long windowUs, long graceUs) {
-        this.store = store;
+    PartialAggregates(KeyValueStore<String, byte[]> journal, long windowUs, long graceUs) {
+        this.journal = journal;
         this.windowUs = windowUs;
         this.graceUs = graceUs;
     }
 
+    /** Adds up what the restored journal holds. */
     void load() {
-        store.load();
+        live.clear();
+        entries.clear();
+        lastWindow = null;
+        try (KeyValueIterator<String, byte[]> it = journal.all()) {
+            while (it.hasNext()) {
+                final var kv = it.next();
+                final int hash = kv.key.lastIndexOf('#');
+                final String key = kv.key.substring(0, hash);
+                final int n = Integer.parseInt(kv.key.substring(hash + 1));
+                final int[] count = entries.computeIfAbsent(key, k -> new int[1]);
+                count[0] = Math.max(count[0], n + 1);
+                apply(kv.value);
+            }
+        }
     }
 
     int size() {
-        return store.size();
+        return live.size();
     }
 
     /**
@@ -42,18 +76,30 @@ final class PartialAggregates {
      */
     void add(Sample.Request r) {
         final long start = Definitions.windowStart(r.completionUs(), windowUs);
-        final WindowAgg agg = of(new Keys.Window(r.contractId(), r.scenarioId(), start));
-        agg.totals.add(r.outcome());
-        if (r.outcome().status() != WindowTotals.Status.OK) {
-            return;
-        }
-        for (int i = 0; i < r.gapsUs().length; i++) {
-            final long gapStart = Definitions.windowStart(r.gapTimesUs()[i], windowUs);
+        final Keys.Window own = new Keys.Window(r.contractId(), r.scenarioId(), start);
+        final boolean ok = r.outcome().status() == WindowTotals.Status.OK;
+        final long[] gaps = ok ? r.gapsUs() : new long[0];
+        final long[] times = ok ? r.gapTimesUs() : new long[0];
+        // the gaps of the completion's window go with the outcome; the others, by window, on their own
+        Map<Long, List<Long>> elsewhere = null;
+        final List<Long> here = new ArrayList<>(gaps.length);
+        for (int i = 0; i < gaps.length; i++) {
+            final long gapStart = Definitions.windowStart(times[i], windowUs);
             if (gapStart == start) {
-                agg.totals.addGap(r.gapsUs()[i]);
+                here.add(gaps[i]);
             } else {
-                of(new Keys.Window(r.contractId(), r.scenarioId(), gapStart)).totals.addGap(r.gapsUs()[i]);
+                if (elsewhere == null) {
+                    elsewhere = new HashMap<>();
+                }
+                elsewhere.computeIfAbsent(gapStart, k -> new ArrayList<>()).add(gaps[i]);
             }
+        }
+        record(own, request(own, r.outcome(), here));
+        if (elsewhere != null) {
+            elsewhere.forEach((gapStart, g) -> {
+                final Keys.Window w = new Keys.Window(r.contractId(), r.scenarioId(), gapStart);
+                record(w, gaps(w, g));
+            });
         }
     }
 
@@ -62,25 +108,22 @@ final class PartialAggregates {
      * while they were open. That window is open, since no watermark passes the clock of the record's own topic.
      */
     void refused(String contractId, String scenarioId, long logUs, String reason) {
-        final WindowAgg a = of(new Keys.Window(contractId, scenarioId, Definitions.windowStart(logUs, windowUs)));
-        a.totals.refused(reason, "late".equals(reason));
+        final Keys.Window w = new Keys.Window(contractId, scenarioId, Definitions.windowStart(logUs, windowUs));
+        final ByteSink out = identity(REFUSAL, w);
+        Varint.writeString(out, reason);
+        record(w, out.toByteArray());
     }
 
-    private WindowAgg of(Keys.Window k) {
+    /** Writes an addition to the journal and applies it to its window's live aggregate. */
+    private void record(Keys.Window w, byte[] entry) {
         // consecutive requests mostly finish in the same window: its key text is built once
-        if (!k.equals(lastWindow)) {
-            lastWindow = k;
-            lastKey = k.text();
+        if (!w.equals(lastWindow)) {
+            lastWindow = w;
+            lastKey = w.text();
         }
-        final String key = lastKey;
-        WindowAgg a = store.get(key);
-        if (a == null) {
-            a = new WindowAgg(k.contractId(), k.scenarioId(), k.startUs());
-            store.put(key, a);
-        } else {
-            store.touch(key);
-        }
-        return a;
+        final int[] count = entries.computeIfAbsent(lastKey, k -> new int[1]);
+        journal.put(lastKey + "#" + count[0]++, entry);
+        apply(entry);
     }
 
     /**
@@ -89,18 +132,98 @@ final class PartialAggregates {
      * same records in the same order.
      */
     void flush(long closableUs, Consumer<WindowAgg> send) {
-        if (store.size() == 0) {
+        if (live.isEmpty()) {
             return;
         }
-        final List<String> keys = new ArrayList<>(store.entries().keySet());
+        final List<String> keys = new ArrayList<>(live.keySet());
         keys.sort(null);
         for (String key : keys) {
-            final WindowAgg a = store.get(key);
+            final WindowAgg a = live.get(key);
             if (closableUs != Long.MAX_VALUE && a.startUs + windowUs + graceUs > closableUs) {
                 continue;
             }
             send.accept(a);
-            store.remove(key);
+            live.remove(key);
+            final int[] count = entries.remove(key);
+            for (int n = 0; count != null && n < count[0]; n++) {
+                journal.delete(key + "#" + n);
+            }
+        }
+    }
+
+    private static ByteSink identity(byte type, Keys.Window w) {
+        final ByteSink out = new ByteSink(64);
+        out.write(type);
+        Varint.writeString(out, w.contractId());
+        Varint.writeString(out, w.scenarioId());
+        Varint.writeLong(out, w.startUs());
+        return out;
+    }
+
+    private static byte[] request(Keys.Window w, WindowTotals.Outcome o, List<Long> gaps) {
+        final ByteSink out = identity(REQUEST, w);
+        Varint.writeLong(out, o.status().ordinal());
+        Varint.writeString(out, o.errorClass() == null ? "" : o.errorClass());
+        Varint.writeLong(out, o.errorClass() == null ? 0 : 1);
+        Varint.writeLong(out, o.ttftUs());
+        Varint.writeLong(out, o.ttfatUs());
+        Varint.writeLong(out, o.e2eUs());
+        Varint.writeLong(out, Double.doubleToRawLongBits(o.tpotUs()));
+        Varint.writeLong(out, o.outputTokens());
+        Varint.writeLong(out, o.latenessUs());
+        Varint.writeLong(out, (o.sloPass() ? 1 : 0) | (o.qualityPass() ? 2 : 0) | (o.good() ? 4 : 0));
+        writeGaps(out, gaps);
+        return out.toByteArray();
+    }
+
+    private static byte[] gaps(Keys.Window w, List<Long> gaps) {
+        final ByteSink out = identity(GAPS, w);
+        writeGaps(out, gaps);
+        return out.toByteArray();
+    }
+
+    private static void writeGaps(ByteSink out, List<Long> gaps) {
+        Varint.writeLong(out, gaps.size());
+        gaps.forEach(g -> Varint.writeLong(out, g));
+    }
+
+    /** Adds one journal entry to its window's live aggregate. */
+    private void apply(byte[] entry) {
+        final ByteBuffer in = ByteBuffer.wrap(entry);
+        final byte type = in.get();
+        final Keys.Window w = new Keys.Window(Varint.readString(in), Varint.readString(in), Varint.readLong(in));
+        final WindowAgg a = live.computeIfAbsent(w.equals(lastWindow) ? lastKey : w.text(),
+                k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
+        switch (type) {
+            case REQUEST -> {
+                final WindowTotals.Status status = WindowTotals.Status.values()[(int) Varint.readLong(in)];
+                final String errorClass = Varint.readString(in);
+                final boolean hasClass = Varint.readLong(in) == 1;
+                final long ttft = Varint.readLong(in);
+                final long ttfat = Varint.readLong(in);
+                final long e2e = Varint.readLong(in);
+                final double tpot = Double.longBitsToDouble(Varint.readLong(in));
+                final int tokens = (int) Varint.readLong(in);
+                final long lateness = Varint.readLong(in);
+                final long flags = Varint.readLong(in);
+                a.totals.add(new WindowTotals.Outcome(status, hasClass ? errorClass : null, ttft, ttfat, e2e, tpot, tokens,
+                        lateness, (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0));
+                readGaps(in, a);
+            }
+            case GAPS -> readGaps(in, a);
+            case REFUSAL -> {
+                final String reason = Varint.readString(in);
+                a.totals.refused(reason, "late".equals(reason));
+            }
+            default -> throw new IllegalStateException("partial aggregate journal entry of unknown type " + type
+                    + ": written by another build; reset the application (kafka-streams-application-reset.sh)");
+        }
+    }
+
+    private static void readGaps(ByteBuffer in, WindowAgg a) {
+        final int n = (int) Varint.readLong(in);
+        for (int i = 0; i < n; i++) {
+            a.totals.addGap(Varint.readLong(in));
         }
     }
 }

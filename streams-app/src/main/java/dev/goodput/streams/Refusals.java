@@ -5,7 +5,6 @@ import java.util.Locale;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.serde.WireFormatException;
-import dev.goodput.streams.fast.TokenBatch;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -14,8 +13,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where the assembler's refused records go: the DLQ with their original bytes, the reason, and
- * where they were read (the event's own offset when it came in a batch), and a count in the window
+ * Where the assembler's refused records go: the DLQ with their original bytes (a chunk of a run:
+ * that chunk as an event of its own), the reason, and where they were read, and a count in the window
  * of their log time under their contract and scenario, so the window records say what was refused
  * while they were open.
  */
@@ -27,10 +26,8 @@ final class Refusals {
     private final Deserializer<RequestEvent> requests;
     private final ProcessorContext<String, Out> context;
     private final PartialAggregates partials;
-    /** Log time of the record (or batched event) being processed. */
+    /** Log time of the record being processed. */
     private long logUs = Long.MIN_VALUE;
-    /** The offset of the event being processed when it came in a {@link TokenBatch}; -1 otherwise. */
-    private long eventOffset = -1;
 
     Refusals(StreamsSettings config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
              ProcessorContext<String, Out> context, PartialAggregates partials) {
@@ -41,10 +38,9 @@ final class Refusals {
         this.partials = partials;
     }
 
-    /** The record being processed: its log time, and its offset when it is an event of a batch (else -1). */
-    void at(long recordLogUs, long offset) {
+    /** The log time of the record being processed. */
+    void at(long recordLogUs) {
         this.logUs = recordLogUs;
-        this.eventOffset = offset;
     }
 
     /** Decodes a record; a record that cannot be read is refused with the reason, and null is returned. */
@@ -62,14 +58,10 @@ final class Refusals {
     void refuse(Record<String, byte[]> record, String reason, String message) {
         LOG.debug("task {} refuses {}: {} ({})", context.taskId(), record.key(), reason, message);
         final var meta = context.recordMetadata();
-        final long offset = eventOffset >= 0 ? eventOffset : meta.map(m -> m.offset()).orElse(-1L);
+        final long offset = meta.map(m -> m.offset()).orElse(-1L);
         final var headers = DeadLetters.headers(RequestAssembler.STAGE, reason, message, meta.map(m -> m.topic()).orElse("?"),
                 meta.map(m -> m.partition()).orElse(-1), offset);
-        record.headers().forEach(h -> {
-            if (!TokenBatch.HEADER.equals(h.key())) {
-                headers.add(h);
-            }
-        });
+        record.headers().forEach(headers::add);
         context.forward(new Record<String, Out>(record.key(), new Out.Dead(DeadLetters.bounded(record.value(), headers)),
                 record.timestamp(), headers));
         count(record, reason);

@@ -3,22 +3,18 @@ package dev.goodput.streams;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.metrics.Micros;
-import dev.goodput.streams.fast.CoalescingConsumer;
-import dev.goodput.streams.fast.FastTokenReader;
-import dev.goodput.streams.fast.ObjectStore;
-import dev.goodput.streams.fast.TokenBatch;
 import dev.goodput.streams.time.LogClock;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.Keys;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -27,8 +23,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stage A, one instance per input partition: assembles each request from its token events and its
- * request event (both keyed by request id, so co-partitioned), computes its metrics and verdicts,
+ * Stage A, one instance per input partition: assembles each request from its token events (runs of
+ * chunks, {@link dev.goodput.records.TokenRuns}) and its request event (both keyed by request id, so
+ * co-partitioned), computes its metrics and verdicts,
  * and forwards
  * <ul>
  *   <li>a {@link RequestVerdict} to the verdicts sink, and</li>
@@ -40,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * rate. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with their original
  * bytes. Event time comes from the events' own fields; no wall clock decides a result.
  *
- * <p>This is the adapter between Kafka Streams and the parts that decide: {@link TokenInput} (both
- * ways of reading a token event), {@link RequestJoin} (what joins and what is refused),
+ * <p>This is the adapter between Kafka Streams and the parts that decide: {@link TokenInput} (the
+ * chunk of a run being joined), {@link RequestJoin} (what joins and what is refused),
  * {@link InflightRequests}, {@link PartialAggregates}, {@link Verdicts}, {@link Refusals} and
  * {@link AssemblerProgress} (the log clocks of {@code streams.time} and the last watermark).
  */
@@ -50,7 +47,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String NAME = "request-assembler";
     static final String STORE = "inflight-requests";
     static final String PROGRESS = "assembler-progress";
-    static final String PARTIALS = "assembler-partials";
+    /** v2: a journal of additions, not whole aggregates ({@link PartialAggregates}; see {@link GoodputTopology#SAMPLES} on names). */
+    static final String PARTIALS = "assembler-partials-v2";
     /**
      * The store of {@link FinishedRequests}: a request or token event that comes again (an
      * at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of being counted
@@ -76,11 +74,14 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private FinishedRequests finished;
     private AssemblerProgress progress;
     private LogClock clock;
+    private LiveStore<RequestState> inflightStore;
+    private LiveStore<List<String>> finishedStore;
+    private LiveStore<long[]> progressStore;
     private Refusals refusals;
     private RequestJoin join;
     private EventsMetric events;
     private int partition;
-    /** Log time of the record (or batched event) being processed: where a refusal of it is counted. */
+    /** Log time of the record being processed: where a refusal of it is counted. */
     private long currentLogUs = Long.MIN_VALUE;
     private long nextSweepUs = Long.MIN_VALUE;
     private long nextOrphanSweepUs = Long.MIN_VALUE;
@@ -88,25 +89,27 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private long lastPartialFlushMs;
 
     RequestAssembler(StreamsSettings config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
-                     FastTokenReader fast) {
+                     Serializer<TokenEvent> singles) {
         this.config = config;
         this.tokens = tokens;
         this.requests = requests;
-        this.token = new TokenInput(fast, tokens, config.topics().tokens(), config.contracts().keySet(),
+        this.token = new TokenInput(singles, config.topics().tokens(), config.contracts().keySet(),
                 config.selection().runId());
     }
 
     @Override
     public void init(ProcessorContext<String, Out> ctx) {
         this.context = ctx;
-        this.inflight = new InflightRequests(ctx.getStateStore(STORE));
+        this.inflightStore = new LiveStore<>(ctx.getStateStore(STORE), RequestState.CODEC);
+        this.finishedStore = new LiveStore<>(ctx.getStateStore(FINISHED), FinishedRequests.CODEC);
+        this.progressStore = new LiveStore<>(ctx.getStateStore(PROGRESS), WindowMerger.LONGS_CODEC);
+        this.inflight = new InflightRequests(inflightStore);
         this.partials = new PartialAggregates(ctx.getStateStore(PARTIALS), config.windowUs(), config.graceUs());
-        final ObjectStore<List<String>> finishedBuckets = ctx.getStateStore(FINISHED);
-        finishedBuckets.load();
-        this.finished = new FinishedRequests(finishedBuckets);
+        finishedStore.load();
+        this.finished = new FinishedRequests(finishedStore);
         inflight.load();
         partials.load();
-        this.progress = new AssemblerProgress(ctx.getStateStore(PROGRESS), config.windowUs(), config.graceUs());
+        this.progress = new AssemblerProgress(progressStore, config.windowUs(), config.graceUs());
         this.clock = progress.clock();
         this.refusals = new Refusals(config, tokens, requests, ctx, partials);
         this.join = new RequestJoin(config, clock, inflight, finished, token, new RequestJoin.Outcomes() {
@@ -126,7 +129,13 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         LOG.info("request assembler {} restored {} in-flight requests, {}", ctx.taskId(), inflight.size(), progress);
         // Heartbeat: tells the mergers how far this partition's event time has come, even when no
         // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
-        ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
+        ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, now -> {
+            try {
+                heartbeat(now);
+            } finally {
+                writeBack();
+            }
+        });
     }
 
     @Override
@@ -135,51 +144,71 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             handle(record);
         } finally {
             progress.save();
+            writeBack();
         }
+    }
+
+    /** Every change of this record or punctuation into the stores, before Kafka Streams may commit ({@link LiveStore}). */
+    private void writeBack() {
+        LiveStore.writeBack(inflightStore, finishedStore, progressStore);
     }
 
     private void handle(Record<String, byte[]> record) {
         final String topic = context.recordMetadata().get().topic();
-        if (!TokenBatch.isBatch(record.headers())) {
-            // every record's place in the log moves its topic's clock, whatever else becomes of it
-            currentLogUs = topic.equals(config.topics().tokens()) ? progress.token(record.timestamp())
-                    : progress.request(record.timestamp());
-            refusals.at(currentLogUs, -1);
-        }
+        final boolean isToken = topic.equals(config.topics().tokens());
+        // every record's place in the log moves its topic's clock, whatever else becomes of it
+        currentLogUs = isToken ? progress.token(record.timestamp()) : progress.request(record.timestamp());
+        refusals.at(currentLogUs);
         if (Control.is(record.headers())) {
             // a tick or an end-of-run marker: nothing but its place in the log
             maybeSweep();
             return;
         }
-        if (!TokenBatch.isBatch(record.headers())) {
-            events.record(1); // a frame counts its events in onBatch
-        }
-        if (record.key() == null && !TokenBatch.isBatch(record.headers())) {
+        if (record.key() == null) {
             // events are keyed by request id; without one it cannot be joined, and a null key in state fails the commit
+            events.record(1);
             deadLetter(record, "null_key", "no request id key on " + topic);
             return;
         }
-        if (!topic.equals(config.topics().tokens())) {
+        if (!isToken) {
+            events.record(1);
             final RequestEvent r = refusals.decode(record, requests, config.topics().requests());
             if (r != null) {
                 join.request(record, r, currentLogUs);
             }
-        } else if (TokenBatch.isBatch(record.headers())) {
-            onBatch(record);
-            return;
-        } else if (token.read(record) || decoded(record)) {
-            join.token(currentLogUs);
+        } else {
+            final TokenEvent run = refusals.decode(record, tokens, topic);
+            if (run != null) {
+                onRun(record, run);
+            } else {
+                events.record(1);
+            }
         }
         maybeSweep();
     }
 
-    /** The full decoding of a token record the fast reader could not read; false when it went to the DLQ. */
-    private boolean decoded(Record<String, byte[]> record) {
-        final TokenEvent t = refusals.decode(record, tokens, config.topics().tokens());
-        if (t != null) {
-            token.decoded(t);
+    /**
+     * A token event's chunks, each joined exactly as if it had come alone. An error in joining one
+     * chunk of a longer run refuses that chunk alone, as the processing handler refuses a record that
+     * came alone, and the rest of the run goes on; a run of one fails as any record does.
+     */
+    private void onRun(Record<String, byte[]> record, TokenEvent run) {
+        token.run(record, run);
+        events.record(token.size());
+        if (token.size() == 1) {
+            join.token(currentLogUs);
+            return;
         }
-        return t != null;
+        for (int i = 0; i < token.size(); i++) {
+            token.at(i);
+            try {
+                join.token(currentLogUs);
+            } catch (KafkaException e) {
+                throw e; // the framework's own (fencing, migration, a store): not this chunk's fault
+            } catch (RuntimeException e) {
+                deadLetter(token.record(), DeadLetterHandler.REASON, DeadLetterHandler.describe(e));
+            }
+        }
     }
 
     /**
@@ -190,59 +219,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final long both = clock.both();
         if (both != LogClock.NONE && both >= nextSweepUs) {
             sweep();
-        }
-    }
-
-    /**
-     * Token events coalesced by {@link CoalescingConsumer}: each one exactly as if it had come alone.
-     * Only a frame that cannot be read goes to the DLQ, whole; an error in processing an event is
-     * not caught here, so it fails the task as it would for a single record.
-     */
-    private void onBatch(Record<String, byte[]> batch) {
-        int done = 0;
-        try {
-            final TokenBatch.Reader events;
-            try {
-                events = new TokenBatch.Reader(Objects.requireNonNull(batch.value(), "no frame"),
-                        context.recordMetadata().get().offset());
-            } catch (IllegalArgumentException | NullPointerException e) {
-                deadLetter(batch, "invalid_batch", "token batch frame unreadable: " + e.getMessage());
-                return;
-            }
-            while (true) {
-                try {
-                    if (!events.next()) {
-                        return;
-                    }
-                } catch (IllegalArgumentException e) {
-                    refusals.at(currentLogUs, -1);
-                    deadLetter(batch, "invalid_batch", "token batch frame unreadable after " + done + " events: "
-                            + e.getMessage());
-                    return;
-                }
-                currentLogUs = progress.token(events.timestamp);
-                refusals.at(currentLogUs, events.offset);
-                try {
-                    if (events.key == null) {
-                        deadLetter(new Record<>(null, events.value(), events.timestamp), "null_key",
-                                "no request id key on " + config.topics().tokens());
-                    } else if (token.read(events) || decoded(token.record())) {
-                        join.token(currentLogUs);
-                    }
-                } catch (KafkaException e) {
-                    throw e; // the framework's own (fencing, migration, a store): not this event's fault
-                } catch (RuntimeException e) {
-                    // one event's error refuses that event alone, as the processing handler does for a record
-                    // that came alone; the rest of the batch goes on
-                    deadLetter(new Record<>(events.key, events.value(), events.timestamp), DeadLetterHandler.REASON,
-                            DeadLetterHandler.describe(e));
-                }
-                maybeSweep();
-                done++;
-            }
-        } finally {
-            refusals.at(currentLogUs, -1);
-            events.record(done);
         }
     }
 

@@ -6,7 +6,6 @@ import java.util.Arrays;
 import dev.goodput.metrics.Definitions;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
-import dev.goodput.streams.fast.ObjectStore;
 
 /**
  * One request being assembled from its token events and its request event. Chunks are kept by
@@ -101,7 +100,7 @@ final class RequestState {
         return -1;
     }
 
-    static final ObjectStore.Codec<RequestState> CODEC = new ObjectStore.Codec<>() {
+    static final LiveStore.Codec<RequestState> CODEC = new LiveStore.Codec<>() {
         @Override
         public void persisted(RequestState s) {
             s.dirty = false;

@@ -14,8 +14,6 @@ import dev.goodput.config.ConfigException;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.serde.AvroSerdes;
-import dev.goodput.streams.fast.CoalescingClientSupplier;
-import dev.goodput.streams.fast.CoalescingConsumer;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -47,7 +45,9 @@ public final class StreamsApp {
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
+        // the stores are written after every record ({@link LiveStore}); the cache makes a hot entry's
+        // writes between two commits one changelog record (the stores' own values are small: 64 MB is plenty)
+        p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, Long.toString(64L << 20));
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, "-1");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), "10000");
@@ -137,71 +137,28 @@ public final class StreamsApp {
         }
     }
 
-    /**
-     * True, said in one WARN line, when the properties ask for the streams rebalance protocol
-     * (KIP-1071, {@code group.protocol=streams}): Kafka Streams then makes its main consumer itself
-     * and never asks the client supplier, so token events cannot be coalesced. The app runs
-     * uncoalesced, with the same results, at about half the rate, instead of switching off silently.
-     */
-    static boolean bypassesClientSupplier(Properties props) {
-        final Object protocol = props.get("group.protocol");
-        if (protocol != null && "streams".equalsIgnoreCase(protocol.toString().trim())) {
-            LOG.warn("group.protocol=streams: Kafka Streams makes its consumer without the client supplier, so token events"
-                    + " are not coalesced (same results, about half the rate; bench-streams --no-coalesce-tokens shows the"
-                    + " figure); remove group.protocol (or GOODPUT_KAFKA_GROUP_PROTOCOL) for the coalescing consumer");
-            return true;
-        }
-        return false;
-    }
-
-    /**
-     * With the coalescing consumer a queued record is a batch of events, so Kafka's queue bound
-     * (records per partition) is given in batches holding as many events as its default holds
-     * records, unless the user set it.
-     */
-    static void queueEventsNotBatches(Properties props) {
-        props.putIfAbsent(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG, Integer.toString(CoalescingClientSupplier.bufferedBatches()));
-    }
-
     /** The Streams properties that send one record's processing error to the app's DLQ ({@link DeadLetterHandler}). */
     public static Map<String, String> recordFailureProperties(StreamsSettings c) {
         return DeadLetterHandler.properties(c.topics().dlq());
     }
 
-    /** Builds and starts the app, token events coalesced; the caller closes it. */
-    public static KafkaStreams start(StreamsSettings c, AvroSerdes serdes, Properties streamsProps,
-                                     boolean reset) {
-        return start(c, serdes, streamsProps, reset, true);
+    /** Builds and starts the app; the caller closes it. */
+    public static KafkaStreams start(StreamsSettings c, AvroSerdes serdes, Properties streamsProps, boolean reset) {
+        return start(c, serdes, streamsProps, reset, new FailurePolicy("streams-app", FailurePolicy.DEFAULT_MAX_REPLACEMENTS));
     }
 
     /**
-     * Builds and starts the app; the caller closes it. With {@code coalesceTokens} the main consumer
-     * hands token events to Kafka Streams in batches ({@link CoalescingConsumer}); results are the same.
-     */
-    public static KafkaStreams start(StreamsSettings c, AvroSerdes serdes, Properties streamsProps,
-                                     boolean reset, boolean coalesceTokens) {
-        return start(c, serdes, streamsProps, reset, coalesceTokens,
-                new FailurePolicy("streams-app", FailurePolicy.DEFAULT_MAX_REPLACEMENTS));
-    }
-
-    /**
-     * The same with the caller's failure policy, whose {@link FailurePolicy#reason()} tells why the
+     * Builds and starts the app with the caller's failure policy, whose {@link FailurePolicy#reason()} tells why the
      * app reached {@code ERROR}. One record's processing error goes to the DLQ ({@link DeadLetterHandler})
      * unless the properties name another handler.
      */
     public static KafkaStreams start(StreamsSettings c, AvroSerdes serdes, Properties streamsProps,
-                                     boolean reset, boolean coalesceTokens, FailurePolicy failures) {
+                                     boolean reset, FailurePolicy failures) {
         final Properties props = new Properties();
         props.putAll(streamsProps);
         recordFailureProperties(c).forEach(props::putIfAbsent);
         final Topology topology = GoodputTopology.build(c, serdes);
-        final boolean coalesce = coalesceTokens && !bypassesClientSupplier(props);
-        if (coalesce) {
-            queueEventsNotBatches(props);
-        }
-        final KafkaStreams streams = coalesce
-                ? new KafkaStreams(topology, props, new CoalescingClientSupplier(c.topics().tokens()))
-                : new KafkaStreams(topology, props);
+        final KafkaStreams streams = new KafkaStreams(topology, props);
         if (reset) {
             streams.cleanUp();
         }

@@ -53,10 +53,6 @@ public final class StreamsCommand implements Callable<Integer> {
     @Option(names = "--reset", description = "Wipe this instance's local state before starting (cleanUp()).")
     boolean reset;
 
-    @Option(names = "--coalesce-tokens", negatable = true, defaultValue = "true", fallbackValue = "true",
-            description = "Hand token events to Kafka Streams in batches of up to 64 (same results, several times "
-                    + "the rate); --no-coalesce-tokens routes each one alone. Default: ${DEFAULT-VALUE}.")
-    boolean coalesceTokens;
 
     @Option(names = "--max-thread-replacements", defaultValue = "3", description = "Failed stream threads replaced "
             + "before the app stops with the cause and exit code 1 (default: ${DEFAULT-VALUE}).")
@@ -74,7 +70,7 @@ public final class StreamsCommand implements Callable<Integer> {
         final int partitions = StreamsApp.prepareTopics(client, config);
         final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),
-                StreamsApp.streamsProperties(client, applicationId, stateDir), reset, coalesceTokens, failures);
+                StreamsApp.streamsProperties(client, applicationId, stateDir), reset, failures);
         final ConnectionWatch watch = new ConnectionWatch("streams-app", client, registry);
         return Lifecycle.run("streams-app", streams, failures, "streams-app " + applicationId + " running ("
                 + config.window() + " windows, grace " + config.grace() + "); Ctrl-C to stop", () -> {

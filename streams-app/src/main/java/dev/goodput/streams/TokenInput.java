@@ -1,148 +1,110 @@
 package dev.goodput.streams;
 
-import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Set;
 
 import dev.goodput.avro.TokenEvent;
-import dev.goodput.metrics.Micros;
-import dev.goodput.streams.fast.FastTokenReader;
-import dev.goodput.streams.fast.TokenBatch;
-import org.apache.kafka.common.serialization.Deserializer;
+import dev.goodput.records.TokenRuns;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.api.Record;
 
 /**
- * The token event being processed, as the assembler needs it, whichever way it was read: in place
- * by the {@link FastTokenReader} (this build's writer schema, the common case: no Avro record, no
- * strings) or decoded in full (any other writer schema). One view, so the assembler has one token
- * path and both readings give the same results. It comes alone (a record) or in a {@link TokenBatch}
- * (an event of a frame, made a record only when one is needed: a refusal). Not thread-safe: one per processor.
+ * The chunk being processed: one chunk of a token event's run ({@link TokenRuns}), with what the
+ * assembler needs of it. A run of one (another producer's per-chunk event) is the same path. Not
+ * thread-safe: one per processor.
  */
 final class TokenInput {
-    private final FastTokenReader fast;
-    private final Deserializer<TokenEvent> tokens;
+    private final Serializer<TokenEvent> singles;
     private final String topic;
-    private final Map<String, byte[]> contractIdBytes = new HashMap<>();
-    private String lastContractId;
-    private byte[] lastContractBytes;
-    private final byte[] selectedRun;
+    private final Set<String> contractIds;
     private final String selectedRunId;
 
-    private boolean inPlace;
-    private TokenEvent decoded;
-    private String key;
-    private long timestampMs;
     private Record<String, byte[]> record;
-    private TokenBatch.Reader event;
-
-    TokenInput(FastTokenReader fast, Deserializer<TokenEvent> tokens, String topic, Set<String> contractIds, String runId) {
-        this.fast = fast;
-        this.tokens = tokens;
-        this.topic = topic;
-        contractIds.forEach(id -> contractIdBytes.put(id, id.getBytes(StandardCharsets.US_ASCII)));
-        this.selectedRunId = runId;
-        this.selectedRun = runId == null ? null : runId.getBytes(StandardCharsets.UTF_8);
-    }
+    private TokenEvent run;
+    private int size;
+    private int at;
+    private Record<String, byte[]> single;
 
     /**
-     * A token event that came alone. Returns false when the fast reader cannot read it: then
-     * {@link #decoded} must be set from the full deserializer (whose error names what is wrong).
+     * @param singles writes one chunk of a run as an event of its own, for a refusal of that chunk
+     *                alone (the DLQ gets that chunk, not the whole run again)
      */
-    boolean read(Record<String, byte[]> r) {
-        record = r;
-        event = null;
-        key = r.key();
-        timestampMs = r.timestamp();
-        decoded = null;
-        inPlace = fast.read(r.value());
-        return inPlace;
+    TokenInput(Serializer<TokenEvent> singles, String topic, Set<String> contractIds, String runId) {
+        this.singles = singles;
+        this.topic = topic;
+        this.contractIds = contractIds;
+        this.selectedRunId = runId;
     }
 
-    /** The same for an event of a batch frame. */
-    boolean read(TokenBatch.Reader e) {
-        record = null;
-        event = e;
-        key = e.key;
-        timestampMs = e.timestamp;
-        decoded = null;
-        inPlace = fast.read(e.frame, e.valueOffset, e.valueLength);
-        return inPlace;
+    /** A decoded token event and the record it came in; positions on its first chunk. */
+    void run(Record<String, byte[]> r, TokenEvent decoded) {
+        this.record = r;
+        this.run = decoded;
+        this.size = TokenRuns.size(decoded);
+        at(0);
     }
 
-    /** The full decoding of an event the fast reader could not read. */
-    void decoded(TokenEvent t) {
-        decoded = t;
+    int size() {
+        return size;
+    }
+
+    /** Positions on the run's {@code i}-th chunk. */
+    void at(int i) {
+        this.at = i;
+        this.single = null;
     }
 
     String requestId() {
-        return key;
+        return record.key();
     }
 
     long timestampMs() {
-        return timestampMs;
+        return record.timestamp();
     }
 
     /** Warm-up events, and events of runs a replay did not select, are not results: skipped, not refused. */
     boolean skipped() {
-        if (inPlace) {
-            return fast.warmup || selectedRun != null && !fast.runIs(selectedRun);
-        }
-        return decoded.getWarmup() || selectedRunId != null && !selectedRunId.equals(decoded.getRunId());
+        return run.getWarmup() || selectedRunId != null && !selectedRunId.equals(run.getRunId());
     }
 
     int chunkIndex() {
-        return inPlace ? fast.chunkIndex : decoded.getChunkIndex();
+        return TokenRuns.chunkIndex(run, at);
     }
 
     long arrivalUs() {
-        return inPlace ? fast.arrivalUs : Micros.of(decoded.getArrivalTimeUs());
+        return TokenRuns.arrivalUs(run, at);
     }
 
     /** The event's contract id when it is one this app was started with, else null. */
     String knownContract() {
-        if (!inPlace) {
-            return contractIdBytes.containsKey(decoded.getContractId()) ? decoded.getContractId() : null;
-        }
-        for (Map.Entry<String, byte[]> e : contractIdBytes.entrySet()) {
-            if (fast.contractIs(e.getValue())) {
-                return e.getKey();
-            }
-        }
-        return null;
+        return contractIds.contains(run.getContractId()) ? run.getContractId() : null;
     }
 
-    /** Whether the event's contract is {@code contractId} (a known one). */
+    /** Whether the event's contract is {@code contractId}. */
     boolean contractIs(String contractId) {
-        if (!inPlace) {
-            return contractId.equals(decoded.getContractId());
-        }
-        // a request's contract id is the known one's own string, so the last one is found by identity
-        if (contractId != lastContractId) {
-            lastContractId = contractId;
-            lastContractBytes = contractIdBytes.get(contractId);
-        }
-        return fast.contractIs(lastContractBytes);
+        return contractId.equals(run.getContractId());
     }
 
     /** The contract id as the event has it, for a message. */
     String contractText() {
-        return inPlace ? fast.contractId() : decoded.getContractId();
+        return run.getContractId();
     }
 
-    /** The scenario id (decoded in full on the fast path: needed once per request). */
     String scenarioId() {
-        if (decoded == null) {
-            decoded = tokens.deserialize(topic, record().value());
-        }
-        return decoded.getScenarioId();
+        return run.getScenarioId();
     }
 
-    /** The event as a record (made from the batch frame only when needed: a refusal, a new request). */
+    /**
+     * The chunk as a record, for a refusal: the record itself for a run of one (its original bytes),
+     * else the chunk alone as an event of its own, with the run's key, time and headers.
+     */
     Record<String, byte[]> record() {
-        if (record == null) {
-            record = new Record<>(event.key, event.value(), event.timestamp);
+        if (size == 1) {
+            return record;
         }
-        return record;
+        if (single == null) {
+            single = new Record<>(record.key(), singles.serialize(topic, TokenRuns.single(run, at)), record.timestamp(),
+                    record.headers());
+        }
+        return single;
     }
 }

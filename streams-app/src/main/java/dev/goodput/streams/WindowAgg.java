@@ -14,7 +14,6 @@ import dev.goodput.metrics.WindowTotals;
 import dev.goodput.records.LatencySummaries;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
-import dev.goodput.streams.fast.ObjectStore;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -73,7 +72,7 @@ final class WindowAgg {
      * The layout of the partial and window stores and of a partial on the internal topic: identity,
      * the counters, the error classes, the six histograms (compact), then the refusal reasons.
      */
-    static final ObjectStore.Codec<WindowAgg> CODEC = new ObjectStore.Codec<>() {
+    static final LiveStore.Codec<WindowAgg> CODEC = new LiveStore.Codec<>() {
         @Override
         public byte[] encode(WindowAgg a) {
             final ByteSink out = new ByteSink(1024);

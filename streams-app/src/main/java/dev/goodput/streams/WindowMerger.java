@@ -9,7 +9,6 @@ import java.util.Set;
 
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import dev.goodput.streams.fast.ObjectStore;
 import dev.goodput.streams.time.WindowCloser;
 import dev.goodput.topics.Keys;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -37,8 +36,8 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
 
     private final StreamsSettings config;
     private ProcessorContext<String, WindowStats> context;
-    private ObjectStore<WindowAgg> windows;
-    private ObjectStore<long[]> watermarks;
+    private LiveStore<WindowAgg> windows;
+    private LiveStore<long[]> watermarks;
     private final Set<String> changedSinceLive = new HashSet<>();
     private final Set<String> foreignContracts = new HashSet<>();
     private WindowCloser closer;
@@ -51,8 +50,8 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     @Override
     public void init(ProcessorContext<String, WindowStats> ctx) {
         this.context = ctx;
-        this.windows = ctx.getStateStore(WINDOWS);
-        this.watermarks = ctx.getStateStore(WATERMARKS);
+        this.windows = new LiveStore<>(ctx.getStateStore(WINDOWS), WindowAgg.CODEC);
+        this.watermarks = new LiveStore<>(ctx.getStateStore(WATERMARKS), LONGS_CODEC);
         windows.load();
         watermarks.load();
         closer = new WindowCloser(config.upstreamPartitions(), config.windowUs(), config.graceUs());
@@ -64,6 +63,14 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
 
     @Override
     public void process(Record<String, byte[]> record) {
+        try {
+            merge(record);
+        } finally {
+            LiveStore.writeBack(windows, watermarks);
+        }
+    }
+
+    private void merge(Record<String, byte[]> record) {
         final Sample sample = Sample.CODEC.decode(record.value());
         if (sample instanceof Sample.Partial p) {
             add(p.agg());
@@ -164,7 +171,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     }
 
     /** Any number of longs (a value of one long, as older builds wrote it, reads back as one). */
-    static final ObjectStore.Codec<long[]> LONGS_CODEC = new ObjectStore.Codec<>() {
+    static final LiveStore.Codec<long[]> LONGS_CODEC = new LiveStore.Codec<>() {
         @Override
         public byte[] encode(long[] v) {
             final ByteBuffer b = ByteBuffer.allocate(8 * v.length);

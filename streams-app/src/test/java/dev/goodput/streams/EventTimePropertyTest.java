@@ -17,7 +17,9 @@ import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
+import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.streams.time.LogClock;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.streams.test.TestRecord;
@@ -26,8 +28,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The event-time core's promise, tried on randomized logs (a fixed list of seeds): for any
- * heartbeat cadence, token batch size, interleaving of the two raw topics and replay speed, the
- * final window records, the verdicts and the refused records are the same. Each log holds long
+ * heartbeat cadence, interleaving of the two raw topics and replay speed, the final window records,
+ * the verdicts and the refused records are the same. Each log is tried with one chunk per token
+ * event and with its chunks gathered into runs as the generator's sink gathers them (a run's record
+ * carries its last chunk's log time, so it is another log, with its own reference). Each log holds long
  * requests (up to 40 s, several windows each), token events published late, request events
  * published late, duplicated request events and a request without chunks; its records carry log
  * times (the broker's append time) as they would on the raw topics.
@@ -37,13 +41,23 @@ class EventTimePropertyTest {
     private static final long MS = 1_000;
     private static final long S = 1_000_000;
 
-    /** One record of the log: a token event, a request event, or a tick, on its topic at its log time. */
-    private record Rec(boolean tokenTopic, long logMs, String id, int index, long arrivalUs, RequestEvent request) {
+    /**
+     * One record of the log: a token event (a run when {@code more} holds its later chunks), a request
+     * event, or a tick, on its topic at its log time.
+     */
+    private record Rec(boolean tokenTopic, long logMs, String id, int index, long arrivalUs, RequestEvent request,
+                       List<Rec> more) {
+        Rec(boolean tokenTopic, long logMs, String id, int index, long arrivalUs, RequestEvent request) {
+            this(tokenTopic, logMs, id, index, arrivalUs, request, List.of());
+        }
     }
 
     /** How one run reads the log. */
-    private record Reading(String name, double tokenBias, int batchSize, double heartbeatChance, long maxHeartbeatMs) {
+    private record Reading(String name, double tokenBias, double heartbeatChance, long maxHeartbeatMs) {
     }
+
+    /** The generator's flush interval: a run holds the chunks of one request published within it. */
+    private static final long RUN_MS = 100;
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3, 5, 8, 13, 21, 34})
@@ -53,7 +67,7 @@ class EventTimePropertyTest {
         final Oracle oracle = generate(new Random(seed), tokens, requests);
 
         // the reference: both topics in log-time order, a heartbeat after every record
-        final Outcome reference = run(tokens, requests, new Reading("log order", -1, 0, 1.0, 200), new Random(0));
+        final Outcome reference = run(tokens, requests, new Reading("log order", -1, 1.0, 200), new Random(0));
         assertThat(reference.finals).as("final windows").isNotEmpty();
         assertThat(reference.requestsInFinals).as("requests in final windows").isEqualTo(oracle.onTime);
         assertThat(reference.dlqReasons.getOrDefault("late", 0)).as("late records in the DLQ").isEqualTo(oracle.late);
@@ -65,18 +79,64 @@ class EventTimePropertyTest {
 
         final Random how = new Random(seed * 31 + 7);
         final List<Reading> readings = List.of(
-                new Reading("every token first", 1.0, 0, 0.3, 700),
-                new Reading("every request first", 0.0, 0, 0.3, 700),
-                new Reading("random, batches of 50, rare long heartbeats (replay)", 0.6, 50, 0.02, 3000),
-                new Reading("random, batches of 7, frequent heartbeats (live)", 0.5, 7, 0.8, 250),
-                new Reading("random, single events, no heartbeat until the end", 0.8, 0, 0.0, 0),
-                new Reading("random, batches of 1", 0.3, 1, 0.5, 1500));
+                new Reading("every token first", 1.0, 0.3, 700),
+                new Reading("every request first", 0.0, 0.3, 700),
+                new Reading("random, rare long heartbeats (replay)", 0.6, 0.02, 3000),
+                new Reading("random, frequent heartbeats (live)", 0.5, 0.8, 250),
+                new Reading("random, no heartbeat until the end", 0.8, 0.0, 0),
+                new Reading("random, heartbeats now and then", 0.3, 0.5, 1500));
         for (Reading r : readings) {
             final Outcome o = run(tokens, requests, r, how);
             assertThat(o.finals).as("final window records, " + r.name).containsExactlyElementsOf(reference.finals);
             assertThat(o.verdicts).as("verdicts, " + r.name).containsExactlyElementsOf(reference.verdicts);
             assertThat(o.dlq).as("refused records, " + r.name).containsExactlyElementsOf(reference.dlq);
         }
+
+        // the same chunks in runs: its own log, read every way with the same results
+        final List<Rec> runs = runs(tokens);
+        assertThat(runs.size()).as("runs gather chunks").isLessThan(tokens.size());
+        final Outcome runReference = run(runs, requests, new Reading("log order", -1, 1.0, 200), new Random(0));
+        assertThat(runReference.requestsInFinals).as("requests in final windows, runs").isPositive();
+        for (Reading r : readings) {
+            final Outcome o = run(runs, requests, r, how);
+            assertThat(o.finals).as("final window records, runs, " + r.name).containsExactlyElementsOf(runReference.finals);
+            assertThat(o.verdicts).as("verdicts, runs, " + r.name).containsExactlyElementsOf(runReference.verdicts);
+            assertThat(o.dlq).as("refused records, runs, " + r.name).containsExactlyElementsOf(runReference.dlq);
+        }
+    }
+
+    /**
+     * The token log with each request's chunks gathered as the generator's sink gathers them: the
+     * chunks of one request published within {@link #RUN_MS} of the run's first, the run's record at
+     * its last chunk's log time; in log order.
+     */
+    private static List<Rec> runs(List<Rec> tokens) {
+        final Map<String, List<Rec>> open = new TreeMap<>();
+        final List<Rec> out = new ArrayList<>();
+        for (Rec t : tokens) {
+            if (t.id == null) {
+                out.add(t);
+                continue;
+            }
+            final List<Rec> run = open.get(t.id);
+            if (run != null && t.logMs - run.get(0).logMs <= RUN_MS) {
+                run.add(t);
+                continue;
+            }
+            if (run != null) {
+                out.add(asRun(run));
+            }
+            open.put(t.id, new ArrayList<>(List.of(t)));
+        }
+        open.values().forEach(run -> out.add(asRun(run)));
+        out.sort(Comparator.comparingLong(Rec::logMs));
+        return out;
+    }
+
+    private static Rec asRun(List<Rec> chunks) {
+        final Rec first = chunks.get(0);
+        final long logMs = chunks.stream().mapToLong(Rec::logMs).max().orElseThrow();
+        return new Rec(true, logMs, first.id, first.index, first.arrivalUs, null, chunks.subList(1, chunks.size()));
     }
 
     private record Outcome(List<String> finals, List<String> verdicts, List<String> dlq, long requestsInFinals,
@@ -84,8 +144,7 @@ class EventTimePropertyTest {
     }
 
     private static Outcome run(List<Rec> tokens, List<Rec> requests, Reading reading, Random how) {
-        try (Fixture f = new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)),
-                reading.batchSize)) {
+        try (Fixture f = new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)))) {
             int t = 0;
             int q = 0;
             while (t < tokens.size() || q < requests.size()) {
@@ -101,11 +160,9 @@ class EventTimePropertyTest {
                 }
                 pipe(f, takeToken ? tokens.get(t++) : requests.get(q++));
                 if (how.nextDouble() < reading.heartbeatChance) {
-                    f.flushTokens();
                     f.driver.advanceWallClockTime(Duration.ofMillis(1 + (long) (how.nextDouble() * reading.maxHeartbeatMs)));
                 }
             }
-            f.flushTokens();
             for (int i = 0; i < 5; i++) {
                 f.driver.advanceWallClockTime(Duration.ofMillis(1100));
             }
@@ -143,11 +200,21 @@ class EventTimePropertyTest {
     private static void pipe(Fixture f, Rec r) {
         if (r.id == null) {
             f.control(r.tokenTopic, r.logMs);
+        } else if (r.tokenTopic && !r.more.isEmpty()) {
+            final TokenEvent run = chunk(r);
+            r.more.forEach(c -> TokenRuns.append(run, chunk(c)));
+            f.tokens.pipeInput(r.id, run, r.logMs);
         } else if (r.tokenTopic) {
             f.tokenLogged(Fixture.CONTRACT.id(), r.id, r.index, r.arrivalUs, 1, ChunkKind.ANSWER, r.logMs);
         } else {
             f.requestLogged(r.request, r.logMs);
         }
+    }
+
+    private static TokenEvent chunk(Rec r) {
+        return TokenEvent.newBuilder().setContractId(Fixture.CONTRACT.id()).setRunId("run").setScenarioId("s1")
+                .setRequestId(r.id).setChunkIndex(r.index).setKind(ChunkKind.ANSWER).setTokens(1)
+                .setArrivalTimeUs(Fixture.at(r.arrivalUs)).setWarmup(false).build();
     }
 
     /** What the log must give, counted from the generated records by the definitions, not by the topology. */

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
-import dev.goodput.streams.fast.ObjectStore;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
@@ -13,24 +11,26 @@ import org.junit.jupiter.api.Test;
 
 class FinishedRequestsTest {
 
-    private static ObjectStore<List<String>> store(KeyValueStore<Bytes, byte[]> inner) {
-        final ObjectStore<List<String>> s = ObjectStore.over(inner, FinishedRequests.CODEC);
+    private static LiveStore<List<String>> store(KeyValueStore<String, byte[]> inner) {
+        final LiveStore<List<String>> s = new LiveStore<>(inner, FinishedRequests.CODEC);
         s.load();
         return s;
     }
 
     @Test
     void idsAreKeptInBucketsOfCompletionTimeAndSurviveARestore() {
-        final KeyValueStore<Bytes, byte[]> inner = Stores.inMemoryKeyValueStore("f").get();
+        final KeyValueStore<String, byte[]> inner = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("f"),
+                org.apache.kafka.common.serialization.Serdes.String(), org.apache.kafka.common.serialization.Serdes.ByteArray())
+                .withLoggingDisabled().build();
         inner.init(new MockProcessorContext<>().getStateStoreContext(), inner);
-        final ObjectStore<List<String>> buckets = store(inner);
+        final LiveStore<List<String>> buckets = store(inner);
         final FinishedRequests f = new FinishedRequests(buckets);
         f.add("a", 1_000_000);
         f.add("b", 1_050_000);
         f.add("c", 1_250_000);
-        // two buckets written at the commit, not three records
-        buckets.flush();
-        assertThat(buckets.size()).isEqualTo(2);
+        // two buckets written back, not three records
+        buckets.writeBack();
+        assertThat(inner.approximateNumEntries()).isEqualTo(2);
         assertThat(f.contains("a")).isTrue();
         assertThat(f.contains("x")).isFalse();
 

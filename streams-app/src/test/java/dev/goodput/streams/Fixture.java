@@ -1,13 +1,11 @@
 package dev.goodput.streams;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
 
 import dev.goodput.avro.ChunkKind;
@@ -22,14 +20,11 @@ import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
-import dev.goodput.streams.fast.CoalescingConsumer;
-import dev.goodput.streams.fast.TokenBatch;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.DeadLetters;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.record.TimestampType;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -57,10 +52,11 @@ final class Fixture implements AutoCloseable {
     final TestOutputTopic<String, RequestVerdict> verdicts;
     final TestOutputTopic<String, WindowStats> windows;
     final TestOutputTopic<String, byte[]> dlq;
-    /** 0: every token event piped alone; n: consecutive token events piped as TokenBatch records of up to n. */
-    private final int batchSize;
-    private final List<ConsumerRecord<byte[], byte[]>> pending = new ArrayList<>();
-    private long pendingOffset;
+    /** 0: every chunk piped as an event of its own; n: consecutive chunks of one request piped as runs of up to n. */
+    private final int runSize;
+    /** The run being gathered, and the log time of its last chunk (a run's record time, as the generator sends it). */
+    private TokenEvent pending;
+    private long pendingLogMs;
 
     Fixture() {
         this(StreamsSettings.defaults(Map.of(CONTRACT.id(), CONTRACT)));
@@ -70,9 +66,9 @@ final class Fixture implements AutoCloseable {
         this(config, 0);
     }
 
-    Fixture(StreamsSettings config, int batchSize) {
+    Fixture(StreamsSettings config, int runSize) {
         this.config = config;
-        this.batchSize = batchSize;
+        this.runSize = runSize;
         final Properties p = new Properties();
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "goodput-test");
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
@@ -108,11 +104,21 @@ final class Fixture implements AutoCloseable {
         final TokenEvent e = TokenEvent.newBuilder().setContractId(contractId).setRunId("run")
                 .setScenarioId("s1").setRequestId(requestId).setChunkIndex(index).setKind(kind).setTokens(tokenCount)
                 .setArrivalTimeUs(at(arrivalUs)).setWarmup(false).build();
-        if (batchSize == 0) {
+        if (runSize == 0) {
             tokens.pipeInput(requestId, e, logMs);
+            return;
+        }
+        if (pending != null && !pending.getRequestId().equals(requestId)) {
+            flushTokens();
+        }
+        if (pending == null) {
+            pending = e;
         } else {
-            rawToken(requestId, serdes.value(TokenEvent.class).serializer().serialize(config.topics().tokens(), e),
-                    logMs);
+            TokenRuns.append(pending, e);
+        }
+        pendingLogMs = Math.max(pendingLogMs, logMs);
+        if (TokenRuns.size(pending) == runSize) {
+            flushTokens();
         }
     }
 
@@ -134,29 +140,20 @@ final class Fixture implements AutoCloseable {
         }
     }
 
-    /** A token record of any bytes, alone or into the current batch. */
+    /** A token record of any bytes, after the run being gathered. */
     void rawToken(String key, byte[] value, long timestampMs) {
-        if (batchSize == 0) {
-            rawTokens.pipeInput(key, value, timestampMs);
-            return;
-        }
-        pending.add(new ConsumerRecord<>(config.topics().tokens(), 0, pendingOffset++, timestampMs, TimestampType.CREATE_TIME,
-                -1, -1, key == null ? null : key.getBytes(StandardCharsets.UTF_8), value,
-                new RecordHeaders(), Optional.empty()));
-        if (pending.size() == batchSize) {
-            flushTokens();
-        }
+        flushTokens();
+        rawTokens.pipeInput(key, value, timestampMs);
     }
 
-    /** Pipes the pending token events as one batch record (as CoalescingConsumer hands them on). */
+    /** Pipes the run being gathered as one token event (as the generator's sink sends it). */
     void flushTokens() {
-        if (pending.isEmpty()) {
+        if (pending == null) {
             return;
         }
-        final RecordHeaders h = new RecordHeaders();
-        h.add(TokenBatch.HEADER, TokenBatch.HEADER_VALUE);
-        rawTokens.pipeInput(new TestRecord<>(null, TokenBatch.encode(pending), h, pending.get(0).timestamp()));
-        pending.clear();
+        tokens.pipeInput(pending.getRequestId(), pending, pendingLogMs);
+        pending = null;
+        pendingLogMs = 0;
     }
 
     /** One request: its chunks at the given arrival times (1 token each unless given), then its request event. */

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.util.Properties;
 
-import dev.goodput.streams.fast.CoalescingConsumer;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
@@ -61,21 +60,9 @@ class StreamsPropertiesTest {
     }
 
     @Test
-    void coalescedPartitionsQueueAsManyEventsAsKafkasDefaultQueuesRecords() {
-        final int kafkaDefault = (Integer) StreamsConfig.configDef().defaultValues()
-                .get(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG);
-        final Properties p = new Properties();
-        StreamsApp.queueEventsNotBatches(p);
-        final int batches = Integer.parseInt(p.getProperty(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG));
-
-        assertThat(batches * CoalescingConsumer.MAX_BATCH).isBetween(kafkaDefault, kafkaDefault + CoalescingConsumer.MAX_BATCH - 1);
-    }
-
-    @Test
-    void aUsersQueueBoundWins() {
-        final Properties p = new Properties();
-        p.put(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG, "500");
-        StreamsApp.queueEventsNotBatches(p);
-        assertThat(p.getProperty(StreamsConfig.BUFFERED_RECORDS_PER_PARTITION_CONFIG)).isEqualTo("500");
+    void theStoresCacheSoAHotEntryIsOneChangelogRecordPerCommit() {
+        assertThat(Long.parseLong(with().getProperty(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG))).isPositive();
+        assertThat(with(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0")
+                .getProperty(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG)).isEqualTo("0");
     }
 }

@@ -10,18 +10,17 @@ import java.util.Map;
 
 import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestStatus;
-import dev.goodput.streams.fast.CoalescingConsumer;
-import dev.goodput.streams.fast.TokenBatch;
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.topics.DeadLetters;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.Test;
 
 /**
- * Token events handed on in {@link TokenBatch} records (as {@link CoalescingConsumer} does) give
- * exactly the results they give one record at a time.
+ * Chunks sent in runs ({@link TokenRuns}, as the generator's sink sends them) give exactly the
+ * results they give one chunk per token event, refusals included.
  */
-class CoalescedTokensTest {
+class TokenRunsTest {
 
     private static final long MS = 1_000;
     private static final long S = 1_000_000;
@@ -55,17 +54,17 @@ class CoalescedTokensTest {
         f.finals().forEach(w -> out.add("window " + w));
         for (TestRecord<String, byte[]> d : f.dlq.readRecordsToList()) {
             out.add("dlq " + d.key() + " " + DeadLetters.header(d.headers(), DeadLetters.REASON) + " "
-                    + Arrays.toString(d.value()) + " batch-header=" + (d.headers().lastHeader(TokenBatch.HEADER) != null));
+                    + Arrays.toString(d.value()));
         }
         return out;
     }
 
-    private static Fixture fixture(int batchSize) {
-        return new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), batchSize);
+    private static Fixture fixture(int runSize) {
+        return new Fixture(StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT)), runSize);
     }
 
     @Test
-    void batchedTokenEventsGiveTheSameVerdictsWindowsAndDeadLetters() {
+    void runsGiveTheSameVerdictsWindowsAndDeadLetters() {
         final List<String> single;
         try (Fixture f = fixture(0)) {
             single = run(f);
@@ -76,38 +75,37 @@ class CoalescedTokensTest {
         assertThat(single).filteredOn(s -> s.startsWith("dlq ")).hasSize(4);
         for (int n : new int[] {1, 2, 3, 64}) {
             try (Fixture f = fixture(n)) {
-                assertThat(run(f)).as("batches of %d", n).containsExactlyElementsOf(single);
+                assertThat(run(f)).as("runs of up to %d", n).containsExactlyElementsOf(single);
             }
         }
     }
 
     @Test
-    void aRefusedEventInABatchNamesItsOwnOffset() {
-        try (Fixture f = fixture(3)) {
-            f.token("a", 0, T0 + S, 1, ChunkKind.ANSWER);
-            f.rawToken("bad", new byte[] {9, 9, 9, 9, 9, 9}, T0 / 1000);
-            f.token("a", 1, T0 + S + 10 * MS, 1, ChunkKind.ANSWER);
+    void aRefusedChunkOfARunGoesToTheDlqAloneAndTheRestJoins() {
+        try (Fixture f = fixture(0)) {
+            final long i = T0 + S;
+            f.token("a", 0, i, 1, ChunkKind.ANSWER);
+            f.token("a", 1, i + 10 * MS, 1, ChunkKind.ANSWER);
+            // one run: chunk 1 again (a duplicate) between chunks 2 and 3
+            final TokenEvent run = event("a", 2, i + 20 * MS);
+            TokenRuns.append(run, event("a", 1, i + 10 * MS));
+            TokenRuns.append(run, event("a", 3, i + 30 * MS));
+            f.tokens.pipeInput("a", run, (i + 30 * MS) / 1000);
+            f.request(f.ok("a", i - 100 * MS, new long[] {i, i + 10 * MS, i + 20 * MS, i + 30 * MS}).build());
             final TestRecord<String, byte[]> dead = f.dlq.readRecord();
-            assertThat(dead.key()).isEqualTo("bad");
-            assertThat(dead.value()).containsExactly(9, 9, 9, 9, 9, 9);
-            // the batch record sits at offset 0 of the test topic; the refused event is its second
-            assertThat(DeadLetters.header(dead.headers(), DeadLetters.SOURCE_OFFSET)).isEqualTo("1");
-            assertThat(dead.headers().lastHeader(TokenBatch.HEADER)).isNull();
+            assertThat(DeadLetters.header(dead.headers(), DeadLetters.REASON)).isEqualTo("duplicate");
+            final TokenEvent refused = f.serdes.value(TokenEvent.class).deserializer().deserialize("llm.tokens", dead.value());
+            assertThat(TokenRuns.size(refused)).isEqualTo(1);
+            assertThat(refused.getChunkIndex()).isEqualTo(1);
+            assertThat(f.dlq.isEmpty()).isTrue();
+            assertThat(f.verdicts.readValue().getStatus()).isEqualTo(RequestStatus.OK);
         }
     }
 
-    @Test
-    void anUnreadableBatchFrameGoesToTheDlqWhole() {
-        try (Fixture f = fixture(0)) {
-            final var h = new RecordHeaders();
-            h.add(TokenBatch.HEADER, TokenBatch.HEADER_VALUE);
-            f.rawTokens.pipeInput(new TestRecord<>(null, new byte[] {4, 0, 0}, h, T0 / 1000));
-            final TestRecord<String, byte[]> dead = f.dlq.readRecord();
-            assertThat(DeadLetters.header(dead.headers(), DeadLetters.REASON)).isEqualTo("invalid_batch");
-            assertThat(dead.value()).containsExactly(4, 0, 0);
-            f.okRequest("after", T0 + S, T0 + S + 100 * MS);
-            assertThat(f.verdicts.readValue().getRequestId()).isEqualTo("after");
-        }
+    private static TokenEvent event(String id, int index, long arrivalUs) {
+        return TokenEvent.newBuilder().setContractId(Fixture.CONTRACT.id()).setRunId("run").setScenarioId("s1")
+                .setRequestId(id).setChunkIndex(index).setKind(ChunkKind.ANSWER).setTokens(1)
+                .setArrivalTimeUs(Fixture.at(arrivalUs)).setWarmup(false).build();
     }
 
     /** events-total over every task of the driver. */
@@ -118,13 +116,13 @@ class CoalescedTokensTest {
     }
 
     @Test
-    void theEventsMetricCountsEveryEventOfAFrame() {
+    void theEventsMetricCountsEveryChunkOfARun() {
         final double single;
         try (Fixture f = fixture(0)) {
             run(f);
             single = events(f);
         }
-        // each record that came alone is one event; with frames of 64, Kafka Streams sees far fewer records
+        // each record that came alone is one event; with runs of 64, Kafka Streams sees far fewer records
         assertThat(single).isGreaterThan(20);
         try (Fixture f = fixture(64)) {
             run(f);
