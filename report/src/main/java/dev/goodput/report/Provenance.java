@@ -1,5 +1,7 @@
 package dev.goodput.report;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +13,6 @@ import java.util.concurrent.TimeoutException;
 
 import dev.goodput.config.ClientConfig;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.common.utils.internals.AppInfoParser;
 
 /**
  * What produced a result: software and runtime versions, the target server's own version when it
@@ -32,9 +33,26 @@ public record Provenance(String goodputVersion, String javaVersion, String javaV
      */
     public static Provenance here(String kafkaBroker, String targetVersion, Map<String, String> commands, List<String> notRun) {
         return new Provenance(GOODPUT_VERSION, System.getProperty("java.version"),
-                System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"), AppInfoParser.getVersion(),
+                System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version"), clientLibraryVersion(),
                 kafkaBroker, System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"),
                 targetVersion, new LinkedHashMap<>(commands), Instant.now(), List.copyOf(notRun));
+    }
+
+    /**
+     * The Kafka client library's version, from the version file its jar carries (what Kafka's own
+     * AppInfoParser reads; that class is internal), or "unknown".
+     */
+    static String clientLibraryVersion() {
+        try (InputStream in = Admin.class.getResourceAsStream("/kafka/kafka-version.properties")) {
+            if (in == null) {
+                return "unknown";
+            }
+            final Properties p = new Properties();
+            p.load(in);
+            return p.getProperty("version", "unknown").trim();
+        } catch (IOException e) {
+            return "unknown";
+        }
     }
 
     /**

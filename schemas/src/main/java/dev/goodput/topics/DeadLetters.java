@@ -5,7 +5,6 @@ import java.util.Arrays;
 
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.Headers;
-import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Records for the dead-letter topic: the original key and value bytes, untouched, plus headers that
@@ -33,7 +32,7 @@ public final class DeadLetters {
     /** Headers describing a refused record. */
     public static Headers headers(String stage, String reason, String message, String sourceTopic, int partition,
                                   long offset) {
-        final RecordHeaders h = new RecordHeaders();
+        final Headers h = new HeaderList();
         h.add(REASON, utf8(reason));
         h.add(MESSAGE, utf8(message == null ? "" : message));
         h.add(SOURCE_TOPIC, utf8(sourceTopic));
