@@ -22,6 +22,8 @@ import dev.goodput.kafka.EmbeddedKafkaMain;
 import dev.goodput.metrics.Micros;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.records.TokenRuns;
+import dev.goodput.topics.Topic;
 import dev.goodput.topics.Topics;
 import org.HdrHistogram.Histogram;
 import org.apache.avro.specific.SpecificRecord;
@@ -36,8 +38,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * Measures the streams-app against a broker in a child JVM, with the app itself in another child
  * JVM:
  * <ol>
- *   <li>on one topic of token events, the raw consumer rate and the streams-app's processing rate,
- *       between two runs of a Kafka Streams app that does nothing (the bar: at least as fast), both
+ *   <li>the same chunks published two ways, one token event per chunk and in runs as the generator's
+ *       sink publishes them ({@link #RUN_US} of chunks per run): the raw consumer's rate and a Kafka
+ *       Streams app that does nothing, both on per-chunk records, and the streams-app's on runs
+ *       between two runs of the do-nothing app, all in token events (chunks) per second; both apps
  *       with the same fixed heap, by default the launcher's (2 GB);</li>
  *   <li>the heap the app needs after 10 million requests (it runs with -Xmx512m; used heap after a full GC);</li>
  *   <li>the delay from a window's end + grace to its final record being readable, in a live run.</li>
@@ -55,6 +59,8 @@ final class StreamsBenchmark {
     private final double liveSeconds;
     /** The heap of both apps in the rate phase, as {@code -Xmx} takes it. */
     private final String rateHeap;
+    /** The generator's sink gathers a request's chunks for this long into one run (its default interval). */
+    static final long RUN_US = 100_000;
     /** The broker's JVM, whose CPU is read beside each app's. */
     private long brokerPid = -1;
 
@@ -94,35 +100,42 @@ final class StreamsBenchmark {
 
     private void rate(String bootstrap, String registryUrl, SchemaRegistryClient client) throws Exception {
         final String tokens = "bench.tokens";
+        final String runs = "bench.runs";
         final String reqs = "bench.requests";
-        createTopics(bootstrap, tokens, reqs, 2);
+        createTopics(bootstrap, List.of(tokens, runs), reqs, 2);
         // every event in the past: the raw topics are stamped at append, and events dated after that are refused
         final long t0 = windowAligned(Instant.now().minusSeconds(Math.max(3600, (long) (requests / 200.0) + 600)));
-        final long produced = produce(bootstrap, client, tokens, reqs, t0, requests, chunks, 200.0);
+        final long[] produced = produce(bootstrap, client, tokens, runs, reqs, t0, requests, chunks, 200.0);
         final long tokenEvents = (long) requests * chunks;
-        out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events%n", requests, chunks, tokenEvents);
-        out.printf(Locale.ROOT, "rates: whole run (from the first records or commit) and warm (the part after the first %.0f%%,"
-                + " once the JIT has compiled the hot paths; a second pass for the raw consumer); both apps with -Xms%s -Xmx%s%n",
-                100 * BenchIo.WARMUP_FRACTION, rateHeap, rateHeap);
-        // raw consumer, same topic, two passes in one JVM: the first warms the JIT, the second is the warm rate
+        out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events, one record each on %s and in %,d"
+                + " runs (%.1f chunks each, %d ms of chunks per run) on %s%n", requests, chunks, tokenEvents, tokens,
+                produced[1], (double) tokenEvents / produced[1], RUN_US / 1_000, runs);
+        out.printf(Locale.ROOT, "rates in token events (chunks) per second: whole run (from the first records or commit) and"
+                + " warm (the part after the first %.0f%%, once the JIT has compiled the hot paths; a second pass for the raw"
+                + " consumer); both apps with -Xms%s -Xmx%s%n", 100 * BenchIo.WARMUP_FRACTION, rateHeap, rateHeap);
+        // raw consumer, per-chunk records, two passes in one JVM: the first warms the JIT, the second is the warm rate
         final double[] cold = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final double[] warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final double rawRate = warm[1];
-        out.printf(Locale.ROOT, "raw consumer:  %,d token events; whole run (first pass) %,.0f records/s; warm (second pass)"
-                + " %,.0f records/s%n", (long) warm[0], cold[1], rawRate);
-        // the bar compares the streams-app with the do-nothing app: they run back to back, the baseline
-        // on both sides, so a machine that changes speed during the run shows as two different baselines
-        final double before = baseline(bootstrap, tokens, reqs, rawRate, "before");
-        final double app = appRate(bootstrap, registryUrl, tokens, reqs, produced, tokenEvents, rawRate, "streams-app:  ", "rate");
-        final double after = baseline(bootstrap, tokens, reqs, rawRate, "after");
-        out.printf(Locale.ROOT, "streams-app / baseline (warm): %.2f against the baseline before it, %.2f against the one after;"
-                + " the bar is the streams-app at least as fast as the do-nothing app%n", app / before, app / after);
-        appRate(bootstrap, registryUrl, tokens, reqs, produced, tokenEvents, rawRate, "uncoalesced:  ", "rate-single",
-                "--no-coalesce-tokens");
+        out.printf(Locale.ROOT, "raw consumer, per-chunk records:  %,d token events; whole run (first pass) %,.0f/s; warm"
+                + " (second pass) %,.0f/s%n", (long) warm[0], cold[1], rawRate);
+        // the do-nothing app runs right before and right after the streams-app, so a machine that changes
+        // speed during the run shows as two different baselines
+        final double before = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "before");
+        final double app = appRate(bootstrap, registryUrl, runs, reqs, produced[1] + requests, tokenEvents, rawRate,
+                "streams-app, runs:  ", "rate");
+        final double after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "after");
+        out.printf(Locale.ROOT, "streams-app on runs / do-nothing app on per-chunk records (warm, token events/s): %.2f against"
+                + " the one before, %.2f against the one after (bar: 2); streams-app / raw consumer: %.1f%% (bar: 50%%)%n",
+                app / before, app / after, 100 * app / rawRate);
     }
 
-    /** The ceiling: Kafka Streams with the same settings and a processor that does nothing; its warm rate. */
-    private double baseline(String bootstrap, String tokens, String reqs, double rawRate, String when) throws Exception {
+    /**
+     * The ceiling of one Kafka Streams record per chunk: Kafka Streams with the same settings and a
+     * processor that does nothing, on the per-chunk records; its warm rate in token events per second.
+     */
+    private double baseline(String bootstrap, String tokens, String reqs, double tokenShare, double rawRate, String when)
+            throws Exception {
         final String group = "bench-noop-" + when;
         final Path state = Files.createTempDirectory("goodput-noop-state");
         final ChildJvm noop = ChildJvm.start(heap(rateHeap), NoopStreamsMain.class.getName(), "noop-streams ",
@@ -130,11 +143,11 @@ final class StreamsBenchmark {
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
                     noop.pid(), brokerPid);
-            out.printf(Locale.ROOT, "baseline (%s): Kafka Streams, same settings, a processor that does nothing: whole run %,.0f"
-                    + " records/s; warm %,.0f records/s, %.1f%% of the raw consumer's warm rate%n", when, run.wholeRate(),
-                    run.warmRate(), 100 * run.warmRate() / rawRate);
+            out.printf(Locale.ROOT, "do-nothing app (%s), per-chunk records: Kafka Streams, same settings, a processor that does"
+                    + " nothing: whole run %,.0f token events/s; warm %,.0f/s, %.1f%% of the raw consumer's warm rate%n", when,
+                    run.wholeRate() * tokenShare, run.warmRate() * tokenShare, 100 * run.warmRate() * tokenShare / rawRate);
             out.printf(Locale.ROOT, "                  CPU over the warm part: %s%n", run.warmThreads());
-            return run.warmRate();
+            return run.warmRate() * tokenShare;
         } finally {
             noop.close();
         }
@@ -148,16 +161,16 @@ final class StreamsBenchmark {
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
                     app.pid(), brokerPid);
-            // its rate counts records of both topics; token events are this share of them
-            final double tokenShare = (double) tokenEvents / produced;
-            out.printf(Locale.ROOT, "%s %,d token events (+%,d request events)%s; whole run %,.0f token records/s"
-                    + " (%,.0f records in %.2f s between offset commits); warm %,.0f token records/s (%,.0f records in %.2f s),"
-                    + " %.1f%% of the raw consumer's warm rate%n", label, tokenEvents, produced - tokenEvents,
+            // its rate counts records of both topics (runs and request events): token events per record
+            final double perRecord = (double) tokenEvents / produced;
+            final long requestEvents = requests;
+            out.printf(Locale.ROOT, "%s %,d token events in %,d records (+%,d request events)%s; whole run %,.0f token events/s"
+                    + " (%,.0f records in %.2f s between offset commits); warm %,.0f token events/s (%,.0f records in %.2f s),"
+                    + " %.1f%% of the raw consumer's warm rate%n", label, tokenEvents, produced - requestEvents, requestEvents,
                     extraArgs.length == 0 ? "" : " " + String.join(" ", extraArgs),
-                    run.wholeRate() * tokenShare, run.wholeRecords(), run.wholeSeconds(), run.warmRate() * tokenShare,
-                    run.warmRecords(), run.warmSeconds(), 100 * run.warmRate() * tokenShare / rawRate);
+                    run.wholeRate() * perRecord, run.wholeRecords(), run.wholeSeconds(), run.warmRate() * perRecord,
+                    run.warmRecords(), run.warmSeconds(), 100 * run.warmRate() * perRecord / rawRate);
             // a rate means nothing if the results are not all there: one verdict per request, committed
-            final long requestEvents = produced - tokenEvents;
             final long verdicts = BenchIo.countCommitted(bootstrap, tag + ".verdicts", requestEvents);
             out.printf(Locale.ROOT, "%s %,d verdicts committed for %,d requests%n", " ".repeat(label.length()),
                     verdicts, requestEvents);
@@ -166,7 +179,7 @@ final class StreamsBenchmark {
                 throw new IllegalStateException("the " + label.trim() + " run committed " + verdicts + " verdicts for "
                         + requestEvents + " requests: its rate is not a result");
             }
-            return run.warmRate() * tokenShare;
+            return run.warmRate() * perRecord;
         } finally {
             app.close();
         }
@@ -175,10 +188,10 @@ final class StreamsBenchmark {
     private void heap(String bootstrap, String registryUrl, SchemaRegistryClient client) throws Exception {
         final String tokens = "heap.tokens";
         final String reqs = "heap.requests";
-        createTopics(bootstrap, tokens, reqs, 2);
+        createTopics(bootstrap, List.of(tokens), reqs, 2);
         final long t0 = windowAligned(Instant.now().minusSeconds(7200));
         final long start = System.nanoTime();
-        produce(bootstrap, client, tokens, reqs, t0, heapRequests, 2, 2000.0);
+        produce(bootstrap, client, null, tokens, reqs, t0, heapRequests, 2, 2000.0);
         out.printf(Locale.ROOT, "produced %,d requests (2 chunks each) in %.1f s%n", heapRequests, (System.nanoTime() - start) / 1e9);
         final ChildJvm app = startApp(heap("512m"), bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
         try {
@@ -188,7 +201,7 @@ final class StreamsBenchmark {
             // the class histogram runs a full GC first: its total is the live heap
             final String[] histogram = BenchIo.jcmd(app.pid(), "GC.class_histogram").split("\n");
             out.printf(Locale.ROOT, "heap: %,d requests processed in %.1f s with -Xmx512m (%,.0f records/s), no OutOfMemoryError;"
-                    + " live heap after a full GC: %s%n", heapRequests, s, 3.0 * heapRequests / s, BenchIo.liveHeap(histogram));
+                    + " live heap after a full GC: %s%n", heapRequests, s, 2.0 * heapRequests / s, BenchIo.liveHeap(histogram));
         } finally {
             app.close();
         }
@@ -198,7 +211,7 @@ final class StreamsBenchmark {
         final String tokens = "live.tokens";
         final String reqs = "live.requests";
         final String stats = "live.window-stats";
-        createTopics(bootstrap, tokens, reqs, 2);
+        createTopics(bootstrap, List.of(tokens), reqs, 2);
         final ChildJvm app = startApp(heap("512m"), bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
         final List<Long> delays = new ArrayList<>();
         try (KafkaConsumer<String, WindowStats> c = BenchIo.reader(bootstrap, client, stats)) {
@@ -241,24 +254,28 @@ final class StreamsBenchmark {
         return ChildJvm.start(jvm, "dev.goodput.runner.Main", "streams-app ", args.toArray(String[]::new)).removingOnClose(state);
     }
 
-    private void createTopics(String bootstrap, String tokens, String reqs, int partitions) {
+    private void createTopics(String bootstrap, List<String> tokenTopics, String reqs, int partitions) {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
             // a recorded log written in one go: each record keeps the time it would have been appended at
             // (its event's own time), or every event, hours old by the broker's clock, would be late
-            Topics.createMissing(admin, List.of(
-                    Topics.TOKENS.named(tokens).withPartitions(partitions).withConfig("message.timestamp.type", "CreateTime"),
-                    Topics.REQUESTS.named(reqs).withPartitions(partitions).withConfig("message.timestamp.type", "CreateTime")),
-                    (short) 1);
+            final List<Topic<?>> topics = new ArrayList<>();
+            tokenTopics.forEach(t -> topics.add(Topics.TOKENS.named(t).withPartitions(partitions)
+                    .withConfig("message.timestamp.type", "CreateTime")));
+            topics.add(Topics.REQUESTS.named(reqs).withPartitions(partitions).withConfig("message.timestamp.type", "CreateTime"));
+            Topics.createMissing(admin, topics, (short) 1);
         }
     }
 
-    /** Synthetic requests at {@code rps} in event time; returns the records written. */
-    private long produce(String bootstrap, SchemaRegistryClient client, String tokens, String reqs, long t0, int n,
-                         int perRequest, double rps) {
-        long count = 0;
+    /**
+     * Synthetic requests at {@code rps} in event time, their chunks one per record on {@code tokens}
+     * and in runs on {@code runs} (either may be null); returns the records written: per-chunk, runs, requests.
+     */
+    private long[] produce(String bootstrap, SchemaRegistryClient client, String tokens, String runs, String reqs, long t0,
+                           int n, int perRequest, double rps) {
+        final long[] count = new long[3];
         try (KafkaProducer<String, SpecificRecord> p = BenchIo.producer(bootstrap, client)) {
             for (int i = 0; i < n; i++) {
-                count += send(p, tokens, reqs, "r" + i, "bench-scenario-" + (i % 4), t0 + (long) (i * 1e6 / rps), perRequest);
+                send(p, tokens, runs, reqs, "r" + i, "bench-scenario-" + (i % 4), t0 + (long) (i * 1e6 / rps), perRequest, count);
             }
             p.flush();
         }
@@ -271,7 +288,7 @@ final class StreamsBenchmark {
             int i = 0;
             while (System.nanoTime() < end) {
                 // requests that completed just now, 100 per second
-                send(p, tokens, reqs, "live" + i, "live-scenario", nowUs() - 300_000, 10);
+                send(p, null, tokens, reqs, "live" + i, "live-scenario", nowUs() - 300_000, 10, new long[3]);
                 i++;
                 Thread.sleep(10);
             }
@@ -280,14 +297,33 @@ final class StreamsBenchmark {
         }
     }
 
-    private int send(KafkaProducer<String, SpecificRecord> p, String tokens, String reqs, String id, String scenario,
-                     long intended, int perRequest) {
+    /** One request: its chunks 10 ms apart, per chunk and in runs of {@link #RUN_US}, then its request event. */
+    private void send(KafkaProducer<String, SpecificRecord> p, String tokens, String runs, String reqs, String id,
+                      String scenario, long intended, int perRequest, long[] count) {
         final long first = intended + 40_000;
+        TokenEvent run = null;
         for (int c = 0; c < perRequest; c++) {
             final long at = first + c * 10_000L;
-            p.send(new ProducerRecord<>(tokens, null, at / 1000, id, TokenEvent.newBuilder().setContractId(contract.id())
+            final TokenEvent chunk = TokenEvent.newBuilder().setContractId(contract.id())
                     .setRunId("bench").setScenarioId(scenario).setRequestId(id).setChunkIndex(c).setKind(ChunkKind.ANSWER)
-                    .setTokens(1).setArrivalTimeUs(Micros.toInstant(at)).setWarmup(false).build()));
+                    .setTokens(1).setArrivalTimeUs(Micros.toInstant(at)).setWarmup(false).build();
+            if (tokens != null) {
+                p.send(new ProducerRecord<>(tokens, null, at / 1000, id, chunk));
+                count[0]++;
+            }
+            if (runs == null) {
+                continue;
+            }
+            if (run != null && at - Micros.of(run.getArrivalTimeUs()) >= RUN_US) {
+                p.send(new ProducerRecord<>(runs, null, TokenRuns.lastArrivalUs(run) / 1000, id, run));
+                count[1]++;
+                run = null;
+            }
+            run = run == null ? TokenEvent.newBuilder(chunk).build() : TokenRuns.append(run, chunk);
+        }
+        if (run != null) {
+            p.send(new ProducerRecord<>(runs, null, TokenRuns.lastArrivalUs(run) / 1000, id, run));
+            count[1]++;
         }
         final long last = first + (perRequest - 1) * 10_000L;
         p.send(new ProducerRecord<>(reqs, null, (last + 100) / 1000, id, RequestEvent.newBuilder()
@@ -298,7 +334,7 @@ final class StreamsBenchmark {
                 .setOutputTokens(perRequest).setOutputTokensSource(TokenCountSource.SERVER_USAGE).setContentChunks(perRequest)
                 .setStatus(RequestStatus.OK).setHttpStatus(200).setQualityScore(1.0).setQualityPass(true).setWarmup(false)
                 .build()));
-        return perRequest + 1;
+        count[2]++;
     }
 
     private static long windowAligned(Instant i) {
