@@ -21,8 +21,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * one record travels per window and heartbeat instead of one per request.
  *
  * <p>The aggregates live in memory; the store holds what was added to them since they were last
- * sent, one small entry per addition (a request's outcome and gaps, a refusal) under
- * {@code <window key>#<n>}. Each addition is written as it is made, so a commit always covers it
+ * sent, one small entry per addition (a request's outcome and gaps, a refusal, each naming its
+ * window) under a short sequence number: the store's maps compare keys, and a window key is some
+ * hundred bytes of shared prefix. Each addition is written as it is made, so a commit always covers it
  * ({@link LiveStore} says why that is exactly-once), and costs the few bytes of the addition rather
  * than the window's six histograms; sending a window deletes its entries, and a restart adds the
  * entries up again.
@@ -36,8 +37,10 @@ final class PartialAggregates {
     private final long windowUs;
     private final long graceUs;
     private final Map<String, WindowAgg> live = new HashMap<>();
-    /** Entries in the journal per window key: entry {@code n} is under {@code key#n}. */
-    private final Map<String, int[]> entries = new HashMap<>();
+    /** The journal keys of each window's additions, by window key. */
+    private final Map<String, List<String>> entries = new HashMap<>();
+    /** The next journal key's number. */
+    private long next;
     private Keys.Window lastWindow;
     private String lastKey;
 
@@ -52,15 +55,12 @@ final class PartialAggregates {
         live.clear();
         entries.clear();
         lastWindow = null;
+        next = 0;
         try (KeyValueIterator<String, byte[]> it = journal.all()) {
             while (it.hasNext()) {
                 final var kv = it.next();
-                final int hash = kv.key.lastIndexOf('#');
-                final String key = kv.key.substring(0, hash);
-                final int n = Integer.parseInt(kv.key.substring(hash + 1));
-                final int[] count = entries.computeIfAbsent(key, k -> new int[1]);
-                count[0] = Math.max(count[0], n + 1);
-                apply(kv.value);
+                next = Math.max(next, Long.parseLong(kv.key, Character.MAX_RADIX) + 1);
+                entries.computeIfAbsent(apply(kv.value), k -> new ArrayList<>()).add(kv.key);
             }
         }
     }
@@ -121,8 +121,9 @@ final class PartialAggregates {
             lastWindow = w;
             lastKey = w.text();
         }
-        final int[] count = entries.computeIfAbsent(lastKey, k -> new int[1]);
-        journal.put(lastKey + "#" + count[0]++, entry);
+        final String key = Long.toString(next++, Character.MAX_RADIX);
+        journal.put(key, entry);
+        entries.computeIfAbsent(lastKey, k -> new ArrayList<>()).add(key);
         apply(entry);
     }
 
@@ -144,9 +145,9 @@ final class PartialAggregates {
             }
             send.accept(a);
             live.remove(key);
-            final int[] count = entries.remove(key);
-            for (int n = 0; count != null && n < count[0]; n++) {
-                journal.delete(key + "#" + n);
+            final List<String> journalKeys = entries.remove(key);
+            if (journalKeys != null) {
+                journalKeys.forEach(journal::delete);
             }
         }
     }
@@ -187,13 +188,13 @@ final class PartialAggregates {
         gaps.forEach(g -> Varint.writeLong(out, g));
     }
 
-    /** Adds one journal entry to its window's live aggregate. */
-    private void apply(byte[] entry) {
+    /** Adds one journal entry to its window's live aggregate; returns the window's key. */
+    private String apply(byte[] entry) {
         final ByteBuffer in = ByteBuffer.wrap(entry);
         final byte type = in.get();
         final Keys.Window w = new Keys.Window(Varint.readString(in), Varint.readString(in), Varint.readLong(in));
-        final WindowAgg a = live.computeIfAbsent(w.equals(lastWindow) ? lastKey : w.text(),
-                k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
+        final String key = w.equals(lastWindow) ? lastKey : w.text();
+        final WindowAgg a = live.computeIfAbsent(key, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
         switch (type) {
             case REQUEST -> {
                 final WindowTotals.Status status = WindowTotals.Status.values()[(int) Varint.readLong(in)];
@@ -218,6 +219,7 @@ final class PartialAggregates {
             default -> throw new IllegalStateException("partial aggregate journal entry of unknown type " + type
                     + ": written by another build; reset the application (kafka-streams-application-reset.sh)");
         }
+        return key;
     }
 
     private static void readGaps(ByteBuffer in, WindowAgg a) {

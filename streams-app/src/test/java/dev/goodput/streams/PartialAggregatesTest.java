@@ -77,7 +77,7 @@ class PartialAggregatesTest {
         final PartialAggregates restored = new PartialAggregates(journal, WINDOW, GRACE);
         restored.load();
         assertThat(restored.size()).isEqualTo(1);
-        // more for a window already sent (its entries numbered from the start again) and for one kept
+        // more for a window already sent (new entries, new keys) and for one kept
         p.add(ok(WINDOW + 500_000, 70_000, new long[0], new long[0]));
         p.add(ok(3 * WINDOW + 2, 80_000, new long[0], new long[0]));
         final PartialAggregates again = new PartialAggregates(journal, WINDOW, GRACE);
