@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.ToIntFunction;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
@@ -136,7 +137,7 @@ class ProducerKafkaIT {
             assertThat(c[2]).as("ticks on %s", topic).isGreaterThanOrEqualTo(c[1]);
         }
         final List<RequestEvent> requests = read(Topics.REQUESTS.name(), RequestEvent.class, runId, 300);
-        final List<TokenEvent> published = read(Topics.TOKENS.name(), TokenEvent.class, runId, (int) tokensOffered);
+        final List<TokenEvent> published = chunks(runId, (int) tokensOffered);
         final List<TokenEvent> tokens = published.stream().flatMap(t -> TokenRuns.chunks(t).stream()).toList();
         // the chunks go in runs: a request's chunks of one flush interval in one record
         assertThat(published.size()).isLessThan(tokens.size());
@@ -189,7 +190,7 @@ class ProducerKafkaIT {
             requestsOffered = g.sink().requestsOffered();
         }
         final List<RequestEvent> requests = read(Topics.REQUESTS.name(), RequestEvent.class, runId, (int) requestsOffered);
-        final List<TokenEvent> tokens = read(Topics.TOKENS.name(), TokenEvent.class, runId, (int) tokensOffered).stream()
+        final List<TokenEvent> tokens = chunks(runId, (int) tokensOffered).stream()
                 .flatMap(t -> TokenRuns.chunks(t).stream()).toList();
         assertThat(requestsOffered).isEqualTo(600);
         assertThat(requests).hasSize(600);
@@ -207,6 +208,17 @@ class ProducerKafkaIT {
 
     /** Reads a topic to its end, keeping the records of one run. */
     private static <T extends SpecificRecord> List<T> read(String topic, Class<T> type, String runId, int atLeast) {
+        return read(topic, type, runId, atLeast, r -> 1);
+    }
+
+    /** The chunks of a run's token events, read until {@code atLeast} chunks are in (runs hold several). */
+    private static List<TokenEvent> chunks(String runId, int atLeast) {
+        return read(Topics.TOKENS.name(), TokenEvent.class, runId, atLeast, TokenRuns::size);
+    }
+
+    /** Reads a topic until the kept records weigh {@code atLeast} and it is quiet, keeping the records of one run. */
+    private static <T extends SpecificRecord> List<T> read(String topic, Class<T> type, String runId, int atLeast,
+                                                           ToIntFunction<T> weight) {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.kafka().bootstrapServers());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "it-" + System.nanoTime());
@@ -217,7 +229,8 @@ class ProducerKafkaIT {
             c.subscribe(List.of(topic));
             final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             int idle = 0;
-            while (System.nanoTime() < deadline && (out.size() < atLeast || idle < 3)) {
+            int weighed = 0;
+            while (System.nanoTime() < deadline && (weighed < atLeast || idle < 3)) {
                 final var records = c.poll(Duration.ofMillis(300));
                 idle = records.isEmpty() ? idle + 1 : 0;
                 for (ConsumerRecord<String, T> r : records) {
@@ -226,6 +239,7 @@ class ProducerKafkaIT {
                     }
                     if (runId.equals(((GenericRecord) r.value()).get("run_id"))) {
                         out.add(r.value());
+                        weighed += weight.applyAsInt(r.value());
                     }
                 }
             }
