@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +22,7 @@ import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
 import dev.goodput.config.Home;
 import dev.goodput.config.Redact;
+import dev.goodput.config.Settings;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.records.DoorChecks;
@@ -219,8 +221,9 @@ final class DemoCommand implements Callable<Integer> {
             out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,
                     matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
 
-            final StreamsSettings defaults = StreamsSettings.defaults(
-                    Map.of(contract.id(), contract));
+            // the windowing a streams-app would take from GOODPUT_WINDOW / GOODPUT_GRACE (the demo's own topics stay)
+            final StreamsSettings defaults = StreamsSettings.apply(StreamsSettings.defaults(Map.of(contract.id(), contract)),
+                    Settings.merge(null, System.getenv(), Map.of(), Set.of("window", "grace")));
             final StreamsSettings streamsConfig = (objectives == null ? defaults : defaults.withObjectives(objectives))
                     .withUpstreamPartitions(StreamsApp.prepareTopics(props, defaults));
             final FailurePolicy streamsFailures = new FailurePolicy("streams-app",
