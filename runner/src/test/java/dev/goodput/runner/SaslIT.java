@@ -72,7 +72,9 @@ class SaslIT {
                     .isZero();
             assertThat(run("produce", "--simulate", "--command-config", cc, "--schema-registry", url, "--contract",
                     "../config/contract.yaml", "--scenario", "p64-o32-r10-cold", "--warmup", "0", "--duration", "4",
-                    "--run-id", "sasl-run", "--timing-priority", "normal")).isZero();
+                    "--run-id", "sasl-run", "--timing-priority", "normal",
+                    // nothing here waits for the run's windows to close: no 15 s of ticks after it
+                    "--close-windows-after", "0")).isZero();
             assertThat(endOffsets(Topics.REQUESTS.name())).as("request events").isPositive();
             try (Admin admin = Admin.create(client())) {
                 // the raw topics a command created carry the broker's append time, which the streams-app judges skew by
@@ -101,13 +103,14 @@ class SaslIT {
                     "--run-id", "sasl-run", "--out", dir.resolve("report").toString())).isZero();
             assertThat(dir.resolve("report").resolve("index.html")).exists();
 
-            try (ChildCli demo = ChildCli.start("demo", "--command-config", cc, "--schema-registry", url,
+            // short windows, so the demo's closing wait (a window and its grace) is 3 s, not 15 s
+            try (ChildCli demo = ChildCli.start(Map.of("GOODPUT_WINDOW", "2s", "GOODPUT_GRACE", "1s"), "demo", "--command-config", cc, "--schema-registry", url,
                     "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml", "--prices",
                     "../config/prices.yaml", "--data-dir", dir.resolve("demo").toString(), "--report-dir",
                     dir.resolve("demo-reports").toString(), "--scenario-seconds", "3", "--duration", "15s")) {
                 final int rc = demo.waitForExit();
                 assertThat(rc).as(demo.output()).isZero();
-                assertThat(demo.output()).contains("(external cluster)").contains("Stopped.");
+                assertThat(demo.output()).contains("(external cluster)").contains("2 s windows, 1 s grace").contains("Stopped.");
             }
         }
     }
