@@ -51,8 +51,8 @@ final class AssemblerProgress {
     }
 
     /**
-     * Marks the clocks for the next commit's write-back if they moved: once per record handed over
-     * (a frame holds up to 64 events), since the store writes back only at commits, between records.
+     * Marks the clocks for the write-back that ends the record ({@link LiveStore#writeBack}) if they
+     * moved: once per record, whatever the chunks of its run.
      */
     void save() {
         if (clocksMoved) {

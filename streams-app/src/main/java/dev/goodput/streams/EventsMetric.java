@@ -11,8 +11,8 @@ import org.apache.kafka.streams.StreamsMetrics;
 
 /**
  * Events the request assembler took in, as a Kafka Streams metric beside Kafka Streams' own. Its
- * {@code process-rate} and {@code process-total} count records, and the consumer wrapper hands up
- * to 64 token events over as one record, so they count frames; these count events
+ * {@code process-rate} and {@code process-total} count records, and a token event is a run of
+ * chunks, so they count runs; these count chunks and request events
  * ({@code goodput-streams-metrics}: {@code events-rate}, {@code events-total}, by {@code task-id}),
  * through the same registry, JMX reporter and metrics reporters.
  */
