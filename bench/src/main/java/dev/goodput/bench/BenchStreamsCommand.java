@@ -33,6 +33,10 @@ public final class BenchStreamsCommand implements Callable<Integer> {
     @Option(names = "--live-seconds", defaultValue = "40", description = "Seconds of live load for the delay phase; 0 skips it.")
     double liveSeconds;
 
+    @Option(names = "--run-ms", defaultValue = "100", description = "Milliseconds of a request's chunks in one run on the"
+            + " streams-app's topic (default: ${DEFAULT-VALUE}, the generator's sink's interval).")
+    long runMs;
+
     @Option(names = "--rate-heap", defaultValue = "2g", description = "Fixed heap of both apps in the rate phase, as -Xmx"
             + " takes it (default: ${DEFAULT-VALUE}, the launcher's; the heap and delay phases use 512m).")
     String rateHeap;
@@ -43,8 +47,11 @@ public final class BenchStreamsCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rate-heap " + rateHeap
                     + ": a size as -Xmx takes it, such as 512m or 2g");
         }
+        if (runMs < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--run-ms " + runMs + ": 1 or more");
+        }
         new StreamsBenchmark(System.out, ContractLoader.load(contract), contract, requests, chunks, heapRequests, liveSeconds,
-                rateHeap).run();
+                rateHeap, runMs).run();
         return 0;
     }
 }

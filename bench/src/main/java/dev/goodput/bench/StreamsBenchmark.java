@@ -39,7 +39,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * JVM:
  * <ol>
  *   <li>the same chunks published two ways, one token event per chunk and in runs as the generator's
- *       sink publishes them ({@link #RUN_US} of chunks per run): the raw consumer's rate and a Kafka
+ *       sink publishes them ({@code --run-ms} of chunks per run): the raw consumer's rate and a Kafka
  *       Streams app that does nothing, both on per-chunk records, and the streams-app's on runs
  *       between two runs of the do-nothing app, all in token events (chunks) per second; both apps
  *       with the same fixed heap, by default the launcher's (2 GB);</li>
@@ -59,13 +59,13 @@ final class StreamsBenchmark {
     private final double liveSeconds;
     /** The heap of both apps in the rate phase, as {@code -Xmx} takes it. */
     private final String rateHeap;
-    /** The generator's sink gathers a request's chunks for this long into one run (its default interval). */
-    static final long RUN_US = 100_000;
+    /** How long of a request's chunks go in one run (the generator's sink: 100 ms). */
+    private final long runUs;
     /** The broker's JVM, whose CPU is read beside each app's. */
     private long brokerPid = -1;
 
     StreamsBenchmark(PrintStream out, Contract contract, Path contractFile, int requests, int chunks, int heapRequests,
-                     double liveSeconds, String rateHeap) {
+                     double liveSeconds, String rateHeap, long runMs) {
         this.out = out;
         this.contract = contract;
         this.contractFile = contractFile;
@@ -74,6 +74,7 @@ final class StreamsBenchmark {
         this.heapRequests = heapRequests;
         this.liveSeconds = liveSeconds;
         this.rateHeap = rateHeap;
+        this.runUs = runMs * 1_000;
     }
 
     /** A fixed heap: one that grows would size the young generation differently from run to run. */
@@ -109,7 +110,7 @@ final class StreamsBenchmark {
         final long tokenEvents = (long) requests * chunks;
         out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events, one record each on %s and in %,d"
                 + " runs (%.1f chunks each, %d ms of chunks per run) on %s%n", requests, chunks, tokenEvents, tokens,
-                produced[1], (double) tokenEvents / produced[1], RUN_US / 1_000, runs);
+                produced[1], (double) tokenEvents / produced[1], runUs / 1_000, runs);
         out.printf(Locale.ROOT, "rates in token events (chunks) per second: whole run (from the first records or commit) and"
                 + " warm (the part after the first %.0f%%, once the JIT has compiled the hot paths; a second pass for the raw"
                 + " consumer); both apps with -Xms%s -Xmx%s%n", 100 * BenchIo.WARMUP_FRACTION, rateHeap, rateHeap);
@@ -297,7 +298,7 @@ final class StreamsBenchmark {
         }
     }
 
-    /** One request: its chunks 10 ms apart, per chunk and in runs of {@link #RUN_US}, then its request event. */
+    /** One request: its chunks 10 ms apart, per chunk and in runs of {@link #runUs}, then its request event. */
     private void send(KafkaProducer<String, SpecificRecord> p, String tokens, String runs, String reqs, String id,
                       String scenario, long intended, int perRequest, long[] count) {
         final long first = intended + 40_000;
@@ -314,7 +315,7 @@ final class StreamsBenchmark {
             if (runs == null) {
                 continue;
             }
-            if (run != null && at - Micros.of(run.getArrivalTimeUs()) >= RUN_US) {
+            if (run != null && at - Micros.of(run.getArrivalTimeUs()) >= runUs) {
                 p.send(new ProducerRecord<>(runs, null, TokenRuns.lastArrivalUs(run) / 1000, id, run));
                 count[1]++;
                 run = null;
