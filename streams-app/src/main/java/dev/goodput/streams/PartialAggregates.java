@@ -94,11 +94,13 @@ final class PartialAggregates {
                 elsewhere.computeIfAbsent(gapStart, k -> new ArrayList<>()).add(gaps[i]);
             }
         }
-        record(own, request(own, r.outcome(), here));
+        final WindowAgg a = record(own, request(own, r.outcome(), here));
+        a.totals.add(r.outcome());
+        here.forEach(a.totals::addGap);
         if (elsewhere != null) {
             elsewhere.forEach((gapStart, g) -> {
                 final Keys.Window w = new Keys.Window(r.contractId(), r.scenarioId(), gapStart);
-                record(w, gaps(w, g));
+                g.forEach(record(w, gaps(w, g)).totals::addGap);
             });
         }
     }
@@ -111,11 +113,14 @@ final class PartialAggregates {
         final Keys.Window w = new Keys.Window(contractId, scenarioId, Definitions.windowStart(logUs, windowUs));
         final ByteSink out = identity(REFUSAL, w);
         Varint.writeString(out, reason);
-        record(w, out.toByteArray());
+        record(w, out.toByteArray()).totals.refused(reason, "late".equals(reason));
     }
 
-    /** Writes an addition to the journal and applies it to its window's live aggregate. */
-    private void record(Keys.Window w, byte[] entry) {
+    /**
+     * Writes an addition to the journal; returns its window's live aggregate, to which the caller adds
+     * it (from the objects at hand: a restart adds the same from the entry, {@link #apply}).
+     */
+    private WindowAgg record(Keys.Window w, byte[] entry) {
         // consecutive requests mostly finish in the same window: its key text is built once
         if (!w.equals(lastWindow)) {
             lastWindow = w;
@@ -124,7 +129,7 @@ final class PartialAggregates {
         final String key = Long.toString(next++, Character.MAX_RADIX);
         journal.put(key, entry);
         entries.computeIfAbsent(lastKey, k -> new ArrayList<>()).add(key);
-        apply(entry);
+        return live.computeIfAbsent(lastKey, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
     }
 
     /**
@@ -188,7 +193,7 @@ final class PartialAggregates {
         gaps.forEach(g -> Varint.writeLong(out, g));
     }
 
-    /** Adds one journal entry to its window's live aggregate; returns the window's key. */
+    /** Adds one journal entry, as a restart reads it, to its window's live aggregate; returns the window's key. */
     private String apply(byte[] entry) {
         final ByteBuffer in = ByteBuffer.wrap(entry);
         final byte type = in.get();
