@@ -12,7 +12,6 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
-import dev.goodput.serde.AvroSerializer;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -68,7 +67,7 @@ public final class GoodputTopology {
 
         final KStream<String, Out> assembled = raw
                 .process(() -> new RequestAssembler(config, tokenReader, requestReader,
-                                new AvroSerializer<TokenEvent>(serdes.registry(), false)),
+                                serdes.value(TokenEvent.class).serializer()),
                         Named.as(RequestAssembler.NAME),
                         RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS, RequestAssembler.FINISHED);
 

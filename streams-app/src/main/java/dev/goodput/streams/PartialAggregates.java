@@ -198,7 +198,7 @@ final class PartialAggregates {
         final ByteBuffer in = ByteBuffer.wrap(entry);
         final byte type = in.get();
         final Keys.Window w = new Keys.Window(Varint.readString(in), Varint.readString(in), Varint.readLong(in));
-        final String key = w.equals(lastWindow) ? lastKey : w.text();
+        final String key = w.text();
         final WindowAgg a = live.computeIfAbsent(key, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
         switch (type) {
             case REQUEST -> {

@@ -2,8 +2,8 @@ package dev.goodput.producer.publish;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -72,8 +72,11 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
     private volatile Duration closeWindowsAfter = DEFAULT_CLOSE_AFTER;
     private final String runIdForMarker;
     private volatile long runIntervalNs = DEFAULT_RUN_INTERVAL.toNanos();
-    /** The open run of each request, by request id, with the time it opened: the publisher thread's alone. */
-    private final Map<String, OpenRun> open = new HashMap<>();
+    /**
+     * The open run of each request, by request id, with the time it opened, oldest first (a run is
+     * always put after the others were): the publisher thread's alone.
+     */
+    private final Map<String, OpenRun> open = new LinkedHashMap<>();
 
     private record OpenRun(TokenEvent run, long openedNs) {
     }
@@ -270,27 +273,30 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
             return;
         }
         if (run != null) {
+            // removed, not replaced in place: the new run goes last, so the map stays oldest first
+            open.remove(requestId);
             send(run.run());
         }
         if (runIntervalNs == 0) {
-            open.remove(requestId);
             send(chunk);
         } else {
             open.put(requestId, new OpenRun(chunk, System.nanoTime()));
         }
     }
 
-    /** Sends the runs opened at or before {@code openedBeforeNs} ({@code Long.MAX_VALUE}: all of them). */
+    /**
+     * Sends the runs opened at or before {@code openedBeforeNs} ({@code Long.MAX_VALUE}: all of them),
+     * oldest first, stopping at the first younger one: called every 2 ms, it does not walk every
+     * stream's run each time.
+     */
     private void sendRuns(long openedBeforeNs) {
-        if (open.isEmpty()) {
-            return;
-        }
         for (Iterator<OpenRun> it = open.values().iterator(); it.hasNext(); ) {
             final OpenRun run = it.next();
-            if (openedBeforeNs == Long.MAX_VALUE || run.openedNs() - openedBeforeNs <= 0) {
-                it.remove();
-                send(run.run());
+            if (openedBeforeNs != Long.MAX_VALUE && run.openedNs() - openedBeforeNs > 0) {
+                return;
             }
+            it.remove();
+            send(run.run());
         }
     }
 
