@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.ToIntFunction;
 
+import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
@@ -168,6 +169,26 @@ class ProducerKafkaIT {
         assertThat(runs).hasSize(1);
         assertThat(runs.get(0).getRequests()).isEqualTo(300);
         assertThat(runs.get(0).getTokenEvents()).isEqualTo(300 * 16);
+    }
+
+    /**
+     * A stream that stalls (no more chunks, no request event yet) still gets its run published once
+     * the run is an interval old: the sink's flush waits for every offered chunk to be acknowledged,
+     * which only the interval can bring about here.
+     */
+    @Test
+    void aRunGoesOutAfterItsIntervalWithoutItsRequestEvent() {
+        final String runId = "it-stall";
+        try (KafkaEventSink s = sink(runId)) {
+            for (int i = 0; i < 2; i++) {
+                s.token(TokenEvent.newBuilder().setContractId("c".repeat(64)).setRunId(runId).setScenarioId("stall")
+                        .setRequestId("stalled").setChunkIndex(i).setKind(ChunkKind.ANSWER).setTokens(1)
+                        .setArrivalTimeUs(java.time.Instant.now()).setWarmup(false).build());
+            }
+            assertThat(s.flush(Duration.ofSeconds(60))).as("both chunks acknowledged before any request event").isTrue();
+        }
+        final List<TokenEvent> chunks = chunks(runId, 2).stream().flatMap(t -> TokenRuns.chunks(t).stream()).toList();
+        assertThat(chunks).extracting(TokenEvent::getChunkIndex).containsExactly(0, 1);
     }
 
     @Test
