@@ -17,7 +17,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
 import dev.goodput.kafka.EmbeddedKafkaMain;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.client.EventSink;

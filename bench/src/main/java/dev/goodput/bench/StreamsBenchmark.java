@@ -19,7 +19,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.kafka.EmbeddedKafkaMain;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.records.TokenRuns;

@@ -6,7 +6,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import org.junit.jupiter.api.Test;
 
 class MicroClockTest {

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import dev.goodput.avro.TokenEvent;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 
 /**
  * The content chunks of a run's requests, read from the token topic: each chunk's arrival and token

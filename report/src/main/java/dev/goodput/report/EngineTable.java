@@ -15,9 +15,9 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.ServerTimings;
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.EngineAccount;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.EngineAccount;
+import dev.goodput.definitions.Micros;
 
 /**
  * The engine's own account beside the client's, per scenario, from the measured requests whose

@@ -13,8 +13,8 @@ import java.util.function.Function;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.ServerMetrics;
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.Micros;
 
 /**
  * The engine's queue over time beside the client's TTFT: the engine's samples of its own metrics

@@ -23,8 +23,8 @@ import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.Micros;
 import dev.goodput.records.LatencySummaries;
 import org.HdrHistogram.Histogram;
 

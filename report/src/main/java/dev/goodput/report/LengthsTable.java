@@ -10,7 +10,7 @@ import java.util.Map;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
-import dev.goodput.metrics.SequenceLengths;
+import dev.goodput.definitions.SequenceLengths;
 
 /** The page's sequence-length table: input and output tokens of the measured ok requests, per scenario and in all. */
 final class LengthsTable {

@@ -9,7 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.goodput.avro.WindowStats;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import org.HdrHistogram.Histogram;
 
 /**

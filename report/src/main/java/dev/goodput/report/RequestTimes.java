@@ -1,8 +1,8 @@
 package dev.goodput.report;
 
 import dev.goodput.avro.RequestEvent;
-import dev.goodput.metrics.Conventions;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Conventions;
+import dev.goodput.definitions.Micros;
 
 /** A request event's times, as the conventions of Goodput and its peers read them. */
 public final class RequestTimes {

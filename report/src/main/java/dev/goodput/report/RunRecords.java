@@ -21,7 +21,7 @@ import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.ServerMetrics;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.records.DoorChecks;
 import dev.goodput.records.TokenRuns;
 import dev.goodput.registry.SchemaRegistryClient;

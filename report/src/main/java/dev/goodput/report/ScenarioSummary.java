@@ -14,11 +14,11 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.metrics.CostFormulas;
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.Histograms;
-import dev.goodput.metrics.Micros;
-import dev.goodput.metrics.ServingSummary;
+import dev.goodput.definitions.CostFormulas;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.Histograms;
+import dev.goodput.definitions.Micros;
+import dev.goodput.definitions.ServingSummary;
 import dev.goodput.records.LatencySummaries;
 import org.HdrHistogram.Histogram;
 

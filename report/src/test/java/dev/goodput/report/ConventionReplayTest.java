@@ -12,7 +12,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Conventions;
+import dev.goodput.definitions.Conventions;
 import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
 

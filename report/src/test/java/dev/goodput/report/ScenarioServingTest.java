@@ -9,7 +9,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.metrics.Histograms;
+import dev.goodput.definitions.Histograms;
 import dev.goodput.records.LatencySummaries;
 import dev.goodput.testing.SampleRecords;
 import org.HdrHistogram.Histogram;

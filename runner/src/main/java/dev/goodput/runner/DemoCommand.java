@@ -28,7 +28,7 @@ import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.records.DoorChecks;
 import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.failure.FailurePolicy;
-import dev.goodput.metrics.SloFlags;
+import dev.goodput.definitions.SloFlags;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.RunOutcome;

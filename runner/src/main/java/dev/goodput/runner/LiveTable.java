@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.sink.ResultsFollower;
 import dev.goodput.topics.Keys;

@@ -25,7 +25,7 @@ import dev.goodput.config.Durations;
 import dev.goodput.config.Settings;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.ConventionReplay;
 import dev.goodput.serde.AvroDeserializer;

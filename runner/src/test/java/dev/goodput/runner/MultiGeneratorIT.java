@@ -14,7 +14,7 @@ import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.kafka.KafkaBrokerExtension;
-import dev.goodput.metrics.Conventions;
+import dev.goodput.definitions.Conventions;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.sim.SimConfig;
 import dev.goodput.producer.sim.SimServer;

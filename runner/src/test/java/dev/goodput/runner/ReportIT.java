@@ -28,7 +28,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.config.Connection;
-import dev.goodput.metrics.Histograms;
+import dev.goodput.definitions.Histograms;
 import dev.goodput.report.Fmt;
 import dev.goodput.report.TopicSnapshot;
 import dev.goodput.serde.AvroDeserializer;

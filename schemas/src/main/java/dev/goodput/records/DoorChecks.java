@@ -5,8 +5,8 @@ import java.util.Collection;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Histograms;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Histograms;
+import dev.goodput.definitions.Micros;
 
 /**
  * The checks a raw event passes at the door, before it touches any state or figure: the

@@ -3,7 +3,7 @@ package dev.goodput.records;
 import java.nio.ByteBuffer;
 
 import dev.goodput.avro.LatencySummary;
-import dev.goodput.metrics.Histograms;
+import dev.goodput.definitions.Histograms;
 import org.HdrHistogram.Histogram;
 
 /** A histogram as the window, verdict and report records carry it: its percentiles and its compressed encoding. */

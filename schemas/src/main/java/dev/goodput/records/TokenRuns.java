@@ -6,7 +6,7 @@ import java.util.List;
 import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.TokenChunk;
 import dev.goodput.avro.TokenEvent;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 
 /**
  * A token event is a run: the chunks of one request a producer observed within its flush interval,

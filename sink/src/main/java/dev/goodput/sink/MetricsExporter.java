@@ -58,7 +58,7 @@ public final class MetricsExporter implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot serve metrics on " + host + ":" + port, e);
         }
-        this.follower = new ResultsFollower(client, schemaRegistry, windowTopic, costTopic, "goodput-metrics", false,
+        this.follower = new ResultsFollower(client, schemaRegistry, windowTopic, costTopic, "goodput-definitions", false,
                 new ResultsFollower.Listener() {
                     @Override
                     public void onWindow(WindowStats w) {

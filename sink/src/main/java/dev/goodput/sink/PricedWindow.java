@@ -5,8 +5,8 @@ import java.util.ArrayDeque;
 
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
-import dev.goodput.metrics.CostFormulas;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.CostFormulas;
+import dev.goodput.definitions.Micros;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.StateCodec;
 import dev.goodput.serde.Varint;

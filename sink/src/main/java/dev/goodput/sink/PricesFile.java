@@ -12,7 +12,7 @@ import java.util.Map;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.config.ConfigException;
 import dev.goodput.config.Yamls;
-import dev.goodput.metrics.CostFormulas;
+import dev.goodput.definitions.CostFormulas;
 
 /** Reads {@code config/prices.yaml}; every problem is reported with its entry and field. */
 public final class PricesFile {

@@ -18,7 +18,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
-import dev.goodput.metrics.Histograms;
+import dev.goodput.definitions.Histograms;
 import dev.goodput.sink.ClientMetrics.Instrument;
 import dev.goodput.testing.SampleRecords;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;

@@ -13,7 +13,7 @@ import java.util.Map;
 import dev.goodput.config.ConfigException;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
-import dev.goodput.metrics.CostFormulas;
+import dev.goodput.definitions.CostFormulas;
 import dev.goodput.testing.SampleRecords;
 import dev.goodput.topics.Topics;
 import org.junit.jupiter.api.Test;

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.WindowTotals;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.WindowTotals;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
 import dev.goodput.topics.Keys;

@@ -8,7 +8,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.failure.DeadLetterHandler;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.streams.time.LogClock;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.Keys;

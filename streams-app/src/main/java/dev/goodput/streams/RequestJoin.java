@@ -2,7 +2,7 @@ package dev.goodput.streams;
 
 import dev.goodput.records.DoorChecks;
 import dev.goodput.avro.RequestEvent;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.streams.time.LogClock;
 import org.apache.kafka.streams.processor.api.Record;
 

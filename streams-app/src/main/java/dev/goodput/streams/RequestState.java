@@ -3,7 +3,7 @@ package dev.goodput.streams;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
-import dev.goodput.metrics.Definitions;
+import dev.goodput.definitions.Definitions;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
 

@@ -2,7 +2,7 @@ package dev.goodput.streams;
 
 import java.nio.ByteBuffer;
 
-import dev.goodput.metrics.WindowTotals;
+import dev.goodput.definitions.WindowTotals;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.StateCodec;
 import dev.goodput.serde.Varint;

@@ -11,7 +11,7 @@ import dev.goodput.config.ConfigException;
 import dev.goodput.config.Durations;
 import dev.goodput.config.Settings;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.SloFlags;
+import dev.goodput.definitions.SloFlags;
 import dev.goodput.topics.Topics;
 
 /**

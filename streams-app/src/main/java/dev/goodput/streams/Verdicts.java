@@ -7,9 +7,9 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.Micros;
-import dev.goodput.metrics.WindowTotals;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.Micros;
+import dev.goodput.definitions.WindowTotals;
 
 /**
  * A finished request's verdict and the sample its window aggregates take from it. Every figure

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.List;
 
 import dev.goodput.avro.WindowStats;
-import dev.goodput.metrics.WindowTotals;
+import dev.goodput.definitions.WindowTotals;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.TestInputTopic;
 import org.junit.jupiter.api.Test;

@@ -6,8 +6,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.WindowTotals;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.WindowTotals;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;

@@ -100,7 +100,7 @@ class TokenReadingsTest {
         for (Schema.Field f : TokenEvent.getClassSchema().getFields()) {
             final Object v = e.get(f.pos());
             g.put(f.name(), v instanceof ChunkKind k ? new GenericData.EnumSymbol(f.schema(), k.name())
-                    : f.name().equals("arrival_time_us") ? dev.goodput.metrics.Micros.of(e.getArrivalTimeUs()) : v);
+                    : f.name().equals("arrival_time_us") ? dev.goodput.definitions.Micros.of(e.getArrivalTimeUs()) : v);
         }
         g.put("note", "from a newer generator");
         final ByteArrayOutputStream out = new ByteArrayOutputStream();

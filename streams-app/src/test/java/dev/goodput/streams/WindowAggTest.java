@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Random;
 
 import dev.goodput.avro.RequestStatus;
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.WindowTotals;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.WindowTotals;
 import org.junit.jupiter.api.Test;
 
 /** Partial aggregates sent through their layout and merged downstream give the window record of all their requests. */

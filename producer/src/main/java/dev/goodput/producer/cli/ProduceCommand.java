@@ -22,7 +22,7 @@ import dev.goodput.config.Home;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.failure.ConnectionWatch;
-import dev.goodput.metrics.SloFlags;
+import dev.goodput.definitions.SloFlags;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.Generator;
 import dev.goodput.producer.RunOutcome;

@@ -14,7 +14,7 @@ import dev.goodput.avro.ServerTimings;
 import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.config.Redact;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Quality;
 import dev.goodput.producer.tokens.TokenCounter;

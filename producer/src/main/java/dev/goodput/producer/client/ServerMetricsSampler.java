@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import dev.goodput.avro.ServerMetrics;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.producer.MicroClock;
 
 /**

@@ -23,7 +23,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.config.Preflight;
 import dev.goodput.config.Redact;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.producer.Corpus;
 import dev.goodput.producer.MicroClock;
 import dev.goodput.producer.Prompts;

@@ -8,8 +8,8 @@ import java.util.concurrent.atomic.LongAdder;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Definitions;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Definitions;
+import dev.goodput.definitions.Micros;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 

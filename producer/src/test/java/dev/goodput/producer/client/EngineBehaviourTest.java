@@ -20,7 +20,7 @@ import java.util.function.Function;
 import com.sun.net.httpserver.HttpServer;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.producer.CollectingSink;
 import dev.goodput.producer.HttpFixtures;
 import dev.goodput.producer.MicroClock;

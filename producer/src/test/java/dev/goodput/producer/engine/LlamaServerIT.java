@@ -28,7 +28,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.ServerMetrics;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.producer.CollectingSink;
 import dev.goodput.producer.HttpFixtures;
 import dev.goodput.producer.MicroClock;

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.goodput.avro.RequestEvent;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.producer.CollectingSink;
 import dev.goodput.producer.HttpFixtures;
 import dev.goodput.producer.MicroClock;

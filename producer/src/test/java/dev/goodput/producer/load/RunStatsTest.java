@@ -8,7 +8,7 @@ import java.util.List;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.TokenCountSource;
-import dev.goodput.metrics.SloFlags;
+import dev.goodput.definitions.SloFlags;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 

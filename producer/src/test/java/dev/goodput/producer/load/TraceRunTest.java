@@ -19,7 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.producer.CollectingSink;
 import dev.goodput.producer.HttpFixtures;
 import dev.goodput.producer.MicroClock;

@@ -14,7 +14,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Conventions;
+import dev.goodput.definitions.Conventions;
 
 /**
  * A scenario as NVIDIA AIPerf's profile export writes it since October 2025 (ai-dynamo/aiperf #343):

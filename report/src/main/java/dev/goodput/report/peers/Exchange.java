@@ -9,8 +9,8 @@ import java.util.Map;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
-import dev.goodput.metrics.Conventions;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Conventions;
+import dev.goodput.definitions.Micros;
 import dev.goodput.report.ChunkArrivals;
 import dev.goodput.report.RequestTimes;
 import dev.goodput.report.RunRecords;

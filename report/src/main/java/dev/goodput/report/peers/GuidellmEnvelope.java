@@ -8,7 +8,7 @@ import java.util.Map;
 
 import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.report.peers.GuidellmReport.Stats;
 
 /**

@@ -11,7 +11,7 @@ import java.util.function.Function;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Micros;
 import dev.goodput.report.peers.GuidellmDistribution.Weighted;
 
 /**

@@ -3,7 +3,7 @@ package dev.goodput.report.peers;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.goodput.metrics.Conventions;
+import dev.goodput.definitions.Conventions;
 
 /** numpy's statistics as vLLM and AIPerf use them: mean, population standard deviation, linear percentiles. */
 final class Numpy {

@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RunSummary;
-import dev.goodput.metrics.Conventions;
+import dev.goodput.definitions.Conventions;
 import dev.goodput.report.Report;
 
 /**

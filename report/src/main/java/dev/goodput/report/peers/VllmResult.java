@@ -12,8 +12,8 @@ import java.util.TreeMap;
 
 import dev.goodput.avro.RunSummary;
 import dev.goodput.contract.Contract;
-import dev.goodput.metrics.Conventions;
-import dev.goodput.metrics.Micros;
+import dev.goodput.definitions.Conventions;
+import dev.goodput.definitions.Micros;
 
 /**
  * A scenario as {@code vllm bench serve --save-result --save-detailed} writes it (vLLM's

@@ -7,7 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.goodput.avro.RequestEvent;
-import dev.goodput.metrics.Conventions;
+import dev.goodput.definitions.Conventions;
 import dev.goodput.testing.SampleRecords;
 import org.junit.jupiter.api.Test;
 

@@ -1,0 +1,82 @@
+package dev.goodput.definitions;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.function.Supplier;
+
+import org.HdrHistogram.Histogram;
+import org.junit.jupiter.api.Test;
+
+class HistogramsTest {
+
+    /** What HdrHistogram itself writes for {@code h}: the encoding window records have always carried. */
+    private static byte[] library(Histogram h) {
+        final ByteBuffer b = ByteBuffer.allocate(h.getNeededByteBufferCapacity() + 1024);
+        final int n = h.encodeIntoCompressedByteBuffer(b);
+        return Arrays.copyOf(b.array(), n);
+    }
+
+    @Test
+    void theCompressedEncodingIsHdrHistogramsByteForByte() {
+        final Random rnd = new Random(7);
+        final Supplier<?>[] kinds = {Histograms::request, Histograms::token, Histograms::partial};
+        for (Supplier<?> kind : kinds) {
+            for (int values : new int[] {0, 1, 10, 1_000, 100_000}) {
+                final Histogram h = (Histogram) kind.get();
+                for (int i = 0; i < values; i++) {
+                    // latencies over six decades, and a few at the range's end
+                    Histograms.record(h, (long) Math.pow(10, 1 + rnd.nextDouble() * 6) + (i % 997 == 0 ? 600_000_000L : 0),
+                            Histograms.MAX_TOKEN_LATENCY_US);
+                }
+                assertThat(Histograms.encode(h)).as("%d values", values).isEqualTo(library(h));
+                assertThat(Histograms.decode(Histograms.encode(h))).isEqualTo(h);
+            }
+        }
+    }
+
+    @Test
+    void aGrowingHistogramOverItsRangeIsAWholeRangeOneByteForByte() {
+        final Random rnd = new Random(11);
+        final Histogram whole = Histograms.request();
+        final Histogram growing = Histograms.partial();
+        for (int i = 0; i < 50_000; i++) {
+            final long v = (long) Math.pow(10, rnd.nextDouble() * 7);
+            Histograms.record(whole, v, Histograms.MAX_REQUEST_LATENCY_US);
+            Histograms.record(growing, v, Histograms.MAX_REQUEST_LATENCY_US);
+        }
+        assertThat(growing.getHighestTrackableValue()).isLessThan(whole.getHighestTrackableValue());
+        assertThat(Histograms.encode(Histograms.overRange(growing, Histograms.MAX_REQUEST_LATENCY_US)))
+                .isEqualTo(Histograms.encode(whole));
+        assertThat(Histograms.percentiles(Histograms.overRange(growing, Histograms.MAX_REQUEST_LATENCY_US)))
+                .isEqualTo(Histograms.percentiles(whole));
+        // the next call reuses it, from empty
+        final Histogram one = Histograms.partial();
+        one.recordValue(7);
+        assertThat(Histograms.overRange(one, Histograms.MAX_REQUEST_LATENCY_US).getTotalCount()).isEqualTo(1);
+    }
+
+    @Test
+    void aSmallHistogramAfterALargeOneEncodesAlone() {
+        final Histogram large = Histograms.request();
+        for (long v = 1; v < 3_000_000_000L; v *= 3) {
+            large.recordValue(v);
+        }
+        Histograms.encode(large);
+        final Histogram small = Histograms.partial();
+        small.recordValue(42);
+        assertThat(Histograms.encode(small)).isEqualTo(library(small));
+    }
+
+    @Test
+    void theCompactEncodingComesBackAndKeepsGrowing() {
+        final Histogram h = Histograms.partial();
+        h.recordValue(1_000);
+        final Histogram back = Histograms.decodeCompact(Histograms.encodeCompact(h));
+        assertThat(back).isEqualTo(h);
+        back.recordValue(3_000_000_000L);
+        assertThat(back.getTotalCount()).isEqualTo(2);
+    }
+}
