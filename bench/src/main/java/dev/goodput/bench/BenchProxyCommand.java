@@ -25,10 +25,10 @@ public final class BenchProxyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final dev.goodput.producer.client.TimingPriority generator = options.priority(spec);
-        final dev.goodput.producer.client.TimingPriority proxy;
+        final dev.goodput.capture.TimingPriority generator = options.priority(spec);
+        final dev.goodput.capture.TimingPriority proxy;
         try {
-            proxy = proxyPriority == null ? generator : dev.goodput.producer.client.TimingPriority.parse(proxyPriority);
+            proxy = proxyPriority == null ? generator : dev.goodput.capture.TimingPriority.parse(proxyPriority);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--proxy-timing-priority: " + e.getMessage());
         }

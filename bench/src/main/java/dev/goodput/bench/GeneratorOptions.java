@@ -2,8 +2,8 @@ package dev.goodput.bench;
 
 import java.nio.file.Path;
 
+import dev.goodput.capture.TimingPriority;
 import dev.goodput.config.Home;
-import dev.goodput.producer.client.TimingPriority;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
 

@@ -24,18 +24,18 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.TokenEvent;
+import dev.goodput.capture.EventSink;
+import dev.goodput.capture.RunIdentity;
+import dev.goodput.capture.StreamingClient;
+import dev.goodput.capture.Target;
+import dev.goodput.capture.TimingPriority;
+import dev.goodput.capture.publish.KafkaEventSink;
 import dev.goodput.contract.Contract;
+import dev.goodput.contract.load.Corpus;
+import dev.goodput.generator.load.LoadRun;
+import dev.goodput.generator.load.Scenario;
 import dev.goodput.kafka.EmbeddedKafkaMain;
-import dev.goodput.producer.Corpus;
-import dev.goodput.producer.MicroClock;
-import dev.goodput.producer.client.EventSink;
-import dev.goodput.producer.client.RunIdentity;
-import dev.goodput.producer.client.StreamingClient;
-import dev.goodput.producer.client.Target;
-import dev.goodput.producer.client.TimingPriority;
-import dev.goodput.producer.load.LoadRun;
-import dev.goodput.producer.load.Scenario;
-import dev.goodput.producer.publish.KafkaEventSink;
+import dev.goodput.loop.MicroClock;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
@@ -94,7 +94,7 @@ public final class ProducerBenchmark {
                     broker.value(), registry.url(), Runtime.getRuntime().availableProcessors(), seconds, timingThreads());
 
             // Decode step 20 ms, no per-sequence cost: 1,000 streams give 50,000 chunks/s.
-            if (wants("streams")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0")) {
+            if (wants("streams")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.simulator.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0")) {
                 final String url = "http://127.0.0.1:" + sim.value() + "/v1";
                 phase("warm-up (discarded)", url, props, client, corpus, new Scenario(32, 64, null, 100, "cold"), 5, sim);
                 for (int streams : new int[] {100, 1000}) {
@@ -103,7 +103,7 @@ public final class ProducerBenchmark {
                 }
             }
             // Short responses so that thousands of requests per second stay a few hundred in flight.
-            if (wants("lateness")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "5000", "0")) {
+            if (wants("lateness")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.simulator.SimMain", "port=", corpusFile.toString(), "4096", "5000", "0")) {
                 final String url = "http://127.0.0.1:" + sim.value() + "/v1";
                 phase("warm-up (discarded)", url, props, client, corpus, new Scenario(32, 16, 500.0, null, "cold"), 5, sim);
                 for (double rate : new double[] {500, 2000}) {
@@ -112,7 +112,7 @@ public final class ProducerBenchmark {
                 }
             }
             // Many fast streams: 1,000 streams x 2 ms steps offer 500,000 chunks/s; the figure is per generator core.
-            if (wants("throughput")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0")) {
+            if (wants("throughput")) try (ChildJvm sim = ChildJvm.start(childFlags(), "dev.goodput.simulator.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0")) {
                 final String url = "http://127.0.0.1:" + sim.value() + "/v1";
                 phase("throughput, 1000 fast streams", url, props, client, corpus,
                         new Scenario(32, 256, null, 1000, "cold"), seconds, sim);

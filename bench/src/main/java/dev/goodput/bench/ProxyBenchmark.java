@@ -15,18 +15,18 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.TokenEvent;
+import dev.goodput.capture.EventSink;
+import dev.goodput.capture.RunIdentity;
+import dev.goodput.capture.StreamingClient;
+import dev.goodput.capture.Target;
+import dev.goodput.capture.TimingPriority;
 import dev.goodput.contract.Contract;
-import dev.goodput.kafka.EmbeddedKafkaMain;
+import dev.goodput.contract.load.Corpus;
 import dev.goodput.definitions.Micros;
-import dev.goodput.producer.Corpus;
-import dev.goodput.producer.MicroClock;
-import dev.goodput.producer.client.EventSink;
-import dev.goodput.producer.client.RunIdentity;
-import dev.goodput.producer.client.StreamingClient;
-import dev.goodput.producer.client.Target;
-import dev.goodput.producer.client.TimingPriority;
-import dev.goodput.producer.load.LoadRun;
-import dev.goodput.producer.load.Scenario;
+import dev.goodput.generator.load.LoadRun;
+import dev.goodput.generator.load.Scenario;
+import dev.goodput.kafka.EmbeddedKafkaMain;
+import dev.goodput.loop.MicroClock;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.TopicSnapshot;
@@ -90,7 +90,7 @@ public final class ProxyBenchmark {
                 Topics.createMissing(admin, Topics.ALL, (short) 1);
             }
             // decode step 20 ms: 1,000 streams offer 50,000 chunks/s
-            try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0");
+            try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.simulator.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
                          broker.value(), registry.url(), proxyPriority.name());
                  NginxProxy nginx = NginxProxy.start(Integer.parseInt(sim.value()))) {
@@ -117,7 +117,7 @@ public final class ProxyBenchmark {
             }
             // as bench-producer measures the generator: many fast streams (1,000 x 2 ms steps offer 500,000 chunks/s),
             // so that a read holds several chunks, as it does when a server streams faster than the proxy reads
-            try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.producer.sim.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0");
+            try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.simulator.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
                          broker.value(), registry.url(), proxyPriority.name());
                  NginxProxy nginx = NginxProxy.start(Integer.parseInt(sim.value()))) {

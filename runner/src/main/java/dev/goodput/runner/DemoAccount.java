@@ -1,15 +1,15 @@
 package dev.goodput.runner;
 
 import java.io.PrintStream;
-import java.util.Locale;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import dev.goodput.avro.RunSummary;
-import dev.goodput.producer.load.Matrix;
-import dev.goodput.producer.load.Scenario;
+import dev.goodput.generator.load.Matrix;
+import dev.goodput.generator.load.Scenario;
 import dev.goodput.report.RunRecords;
 import dev.goodput.topics.Topics;
 

@@ -4,15 +4,15 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.goodput.capture.RunIdentity;
+import dev.goodput.capture.Target;
 import dev.goodput.contract.Contract;
-import dev.goodput.producer.Corpus;
-import dev.goodput.producer.Generator;
-import dev.goodput.producer.client.RunIdentity;
-import dev.goodput.producer.client.Target;
-import dev.goodput.producer.load.LoadRun;
-import dev.goodput.producer.load.Matrix;
-import dev.goodput.producer.load.Preparation;
-import dev.goodput.producer.load.Scenario;
+import dev.goodput.contract.load.Corpus;
+import dev.goodput.generator.Generator;
+import dev.goodput.generator.load.LoadRun;
+import dev.goodput.generator.load.Matrix;
+import dev.goodput.generator.load.Preparation;
+import dev.goodput.generator.load.Scenario;
 
 /**
  * The demo's load. The matrix runs once: a second pass under the same run id used to be merged into

@@ -14,7 +14,7 @@ import java.util.TreeMap;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RunSummary;
-import dev.goodput.producer.load.Matrix;
+import dev.goodput.generator.load.Matrix;
 import dev.goodput.report.ChunkArrivals;
 import dev.goodput.report.RunRecords;
 import dev.goodput.testing.SampleRecords;

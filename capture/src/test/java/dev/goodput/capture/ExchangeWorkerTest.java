@@ -1,0 +1,86 @@
+package dev.goodput.capture;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+class ExchangeWorkerTest {
+
+    /** Records every callback with the thread it ran on. */
+    private static final class Recorder implements NioHttpClient.Exchange {
+        final List<String> calls = new CopyOnWriteArrayList<>();
+        final CountDownLatch ended = new CountDownLatch(1);
+        volatile String thread;
+
+        @Override
+        public void sent() {
+            calls.add("sent");
+        }
+
+        @Override
+        public void status(int code) {
+            calls.add("status " + code);
+        }
+
+        @Override
+        public void body(ByteBuffer bytes, long readNanos) {
+            thread = Thread.currentThread().getName();
+            final byte[] b = new byte[bytes.remaining()];
+            bytes.get(b);
+            calls.add("body " + new String(b, StandardCharsets.US_ASCII) + " @" + readNanos);
+        }
+
+        @Override
+        public void end(Throwable failureOrNull) {
+            calls.add("end " + (failureOrNull == null ? "ok" : failureOrNull.getMessage()));
+            ended.countDown();
+        }
+    }
+
+    @Test
+    void deliversEachExchangesCallbacksInOrderOnItsOwnThreadWithCopiedBytes() throws Exception {
+        final Recorder a = new Recorder();
+        final Recorder b = new Recorder();
+        try (ExchangeWorker worker = new ExchangeWorker("test-parse")) {
+            final ByteBuffer reused = ByteBuffer.allocate(16);
+            worker.status(a, 200);
+            reused.put("one".getBytes(StandardCharsets.US_ASCII)).flip();
+            worker.body(a, reused, 11);
+            worker.status(b, 503);
+            // the selector reuses its read buffer as soon as the round is handed over
+            reused.clear();
+            reused.put("two".getBytes(StandardCharsets.US_ASCII)).flip();
+            worker.body(a, reused, 12);
+            worker.flush();
+            reused.clear();
+            reused.put("xxx".getBytes(StandardCharsets.US_ASCII)).flip();
+            worker.end(a, null);
+            worker.end(b, new IOException("reset"));
+            worker.flush();
+            assertTrue(a.ended.await(10, TimeUnit.SECONDS));
+            assertTrue(b.ended.await(10, TimeUnit.SECONDS));
+        }
+        assertEquals(List.of("status 200", "body one @11", "body two @12", "end ok"), a.calls);
+        assertEquals(List.of("status 503", "end reset"), b.calls);
+        assertEquals("test-parse", a.thread);
+    }
+
+    @Test
+    void closeDeliversWhatWasNotYetFlushed() {
+        final Recorder a = new Recorder();
+        final ExchangeWorker worker = new ExchangeWorker("test-parse");
+        worker.status(a, 200);
+        worker.end(a, null);
+        worker.close();
+        assertEquals(List.of("status 200", "end ok"), a.calls);
+    }
+}
