@@ -34,6 +34,7 @@ import dev.goodput.generator.load.Matrix;
 import dev.goodput.generator.load.Preparation;
 import dev.goodput.generator.load.Scenario;
 import dev.goodput.generator.load.Trace;
+import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.simulator.SimConfig;
 import dev.goodput.simulator.SimServer;
@@ -270,7 +271,7 @@ public final class ProduceCommand implements Callable<Integer> {
             final Preparation preparation = checked(contractFile + ": ", () -> Preparation.of(contract.tokenizerName(),
                     contractFile.toAbsolutePath().getParent(), t, trace == null ? scenarios : List.of(), corpus, out));
             final Properties props = connection.kafka(producerConfig);
-            final SchemaRegistryClient registry = connection.registry(props);
+            final SchemaRegistryClient registry = RegistryConnection.open(connection, props);
             // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
             try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
                 Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS, Topics.SERVER_METRICS), (short) -1);

@@ -26,6 +26,7 @@ import dev.goodput.config.Home;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.loop.MicroClock;
+import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
@@ -119,7 +120,7 @@ public final class ProxyCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), contractFile + ": " + e.getMessage());
         }
         final Properties props = connection.kafka(producerConfig);
-        final SchemaRegistryClient registry = connection.registry(props);
+        final SchemaRegistryClient registry = RegistryConnection.open(connection, props);
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(props))) {
             Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
         }

@@ -44,6 +44,7 @@ import dev.goodput.generator.load.Matrix;
 import dev.goodput.generator.load.Preparation;
 import dev.goodput.generator.load.Scenario;
 import dev.goodput.records.DoorChecks;
+import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.DeadLetterCounts;
 import dev.goodput.report.Provenance;
@@ -195,7 +196,7 @@ final class DemoCommand implements Callable<Integer> {
             final String runId = "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
             final Properties props = external ? connection.kafka(null) : Connection.kafka(null,
                     cluster.bootstrapServers());
-            final SchemaRegistryClient registry = external ? connection.registry(props)
+            final SchemaRegistryClient registry = external ? RegistryConnection.open(connection, props)
                     : new SchemaRegistryClient(cluster.registryUrl());
             if (external) {
                 try (Admin admin = Admin.create(

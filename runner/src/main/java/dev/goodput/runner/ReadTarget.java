@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 import dev.goodput.config.Connection;
+import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
 
@@ -31,10 +32,10 @@ final class ReadTarget implements AutoCloseable {
             StartupException.requireLocalBroker("--data-dir");
             final LocalCluster local = LocalCluster.start(dataDir, false, 0, 0, Topics.ALL);
             return new ReadTarget(local, Connection.kafka(clientConfig, local.bootstrapServers()),
-                    Connection.registry(local.registryUrl()), "--data-dir " + dataDir);
+                    RegistryConnection.open(local.registryUrl()), "--data-dir " + dataDir);
         }
         final Properties client = connection.kafka(clientConfig);
-        final SchemaRegistryClient registry = connection.registry(client);
+        final SchemaRegistryClient registry = RegistryConnection.open(connection, client);
         return new ReadTarget(null, client, registry, "--bootstrap-server " + client.getProperty("bootstrap.servers")
                 + " --schema-registry " + registry.baseUrl());
     }

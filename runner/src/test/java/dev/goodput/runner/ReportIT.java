@@ -29,6 +29,7 @@ import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.config.Connection;
 import dev.goodput.definitions.Histograms;
+import dev.goodput.registry.RegistryConnection;
 import dev.goodput.report.Fmt;
 import dev.goodput.report.TopicSnapshot;
 import dev.goodput.serde.AvroDeserializer;
@@ -124,7 +125,7 @@ class ReportIT {
         final String runId = Files.readString(bundleA.resolve("manifest.json")).replaceAll("(?s).*\"run_id\" : \"([^\"]+)\".*", "$1");
         try (LocalCluster cluster = LocalCluster.start(dataDir, false, 0, 0, Topics.ALL)) {
             final Properties client = Connection.kafka(null, cluster.bootstrapServers());
-            final var registry = Connection.registry(cluster.registryUrl());
+            final var registry = RegistryConnection.open(cluster.registryUrl());
             final var runs = TopicSnapshot.read(client, Topics.RUNS.name(), new AvroDeserializer<>(registry, RunSummary.class))
                     .stream().filter(r -> r.getRunId().equals(runId)).toList();
             final String contractId = runs.get(0).getContractId();

@@ -9,6 +9,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Home;
+import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
@@ -34,7 +35,7 @@ public final class PricesCommand implements Callable<Integer> {
     public Integer call() {
         final List<GpuPrice> prices = PricesFile.load(file);
         final Properties client = connection.kafka(producerConfig);
-        final SchemaRegistryClient registry = connection.registry(client);
+        final SchemaRegistryClient registry = RegistryConnection.open(connection, client);
         try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES), (short) 1);
         }

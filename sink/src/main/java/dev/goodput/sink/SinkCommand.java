@@ -21,6 +21,7 @@ import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.failure.Lifecycle;
+import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.serde.AvroSerializer;
@@ -114,7 +115,7 @@ public final class SinkCommand implements Callable<Integer> {
         final Map<String, Double> peaks = SinkConfig.peaks(loaded.values());
         final List<GpuPrice> prices = pricesFile == null ? List.of() : PricesFile.load(pricesFile);
         final Properties client = connection.kafka(streamsConfig);
-        final SchemaRegistryClient registry = connection.registry(client);
+        final SchemaRegistryClient registry = RegistryConnection.open(connection, client);
         final SinkConfig config = SinkConfig.apply(SinkConfig.defaults(peaks), merged);
         final Running running = start(client, registry, config, prices, applicationId, stateDir, metricsHost, metricsPort, loaded,
                 otlpEndpoint, stale, Stream.concat(lagGroups.stream(), Stream.of(applicationId))

@@ -13,6 +13,7 @@ import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.failure.ConnectionWatch;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.failure.Lifecycle;
+import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
 import org.apache.kafka.streams.KafkaStreams;
@@ -66,7 +67,7 @@ public final class StreamsCommand implements Callable<Integer> {
         }
         final StreamsSettings config = config();
         final Properties client = connection.kafka(streamsConfig);
-        final SchemaRegistryClient registry = connection.registry(client);
+        final SchemaRegistryClient registry = RegistryConnection.open(connection, client);
         final int partitions = StreamsApp.prepareTopics(client, config);
         final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);
         final KafkaStreams streams = StreamsApp.start(config.withUpstreamPartitions(partitions), new AvroSerdes(registry),

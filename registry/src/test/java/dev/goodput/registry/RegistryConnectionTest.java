@@ -1,17 +1,18 @@
-package dev.goodput.config;
+package dev.goodput.registry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Properties;
 
-import dev.goodput.registry.InProcessSchemaRegistry;
-import dev.goodput.registry.RegistryAuth;
+import dev.goodput.config.ConfigException;
+import dev.goodput.config.Connection;
+import dev.goodput.config.Preflight;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** Every command's registry client takes its credentials from the same client properties as its Kafka clients. */
-class ConnectionRegistryTest {
+class RegistryConnectionTest {
 
     @CommandLine.Command(name = "t")
     static final class Cmd {
@@ -33,15 +34,15 @@ class ConnectionRegistryTest {
             props.setProperty("bootstrap.servers", "127.0.0.1:9092");
             props.setProperty("basic.auth.credentials.source", "USER_INFO");
             props.setProperty("basic.auth.user.info", "sr-key:sr-Secret-42");
-            assertThat(connection(registry.url()).registry(props).authKind()).isEqualTo("basic");
+            assertThat(RegistryConnection.open(connection(registry.url()), props).authKind()).isEqualTo("basic");
 
             final Properties without = new Properties();
             without.setProperty("bootstrap.servers", "127.0.0.1:9092");
-            assertThatThrownBy(() -> connection(registry.url()).registry(without))
+            assertThatThrownBy(() -> RegistryConnection.open(connection(registry.url()), without))
                     .isInstanceOf(Preflight.Unreachable.class).hasMessageContaining("refused the credentials (none");
 
             props.remove("basic.auth.user.info");
-            assertThatThrownBy(() -> connection(registry.url()).registry(props))
+            assertThatThrownBy(() -> RegistryConnection.open(connection(registry.url()), props))
                     .isInstanceOf(ConfigException.class).hasMessageContaining("basic.auth.user.info as KEY:SECRET");
         }
     }

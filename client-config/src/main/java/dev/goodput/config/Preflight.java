@@ -12,8 +12,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import dev.goodput.registry.RegistryException;
-import dev.goodput.registry.SchemaRegistryClient;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.errors.AuthenticationException;
@@ -88,22 +86,6 @@ public final class Preflight {
             }
         }
         return String.join("; ", reasons);
-    }
-
-    /** Fails with a one-line message when the registry does not answer. */
-    public static void registry(SchemaRegistryClient client) {
-        try {
-            client.globalCompatibility();
-        } catch (RegistryException e) {
-            if (e.httpStatus() == 401 || e.httpStatus() == 403) {
-                throw new Unreachable("the schema registry at " + client.baseUrl() + " refused the credentials ("
-                        + client.authKind() + "; HTTP " + e.httpStatus() + "): set basic.auth.credentials.source=USER_INFO"
-                        + " and basic.auth.user.info=KEY:SECRET, or bearer.auth.credentials.source=STATIC_TOKEN and"
-                        + " bearer.auth.token, in the --command-config file");
-            }
-            throw new Unreachable("the schema registry at " + client.baseUrl() + " did not answer: "
-                    + e.getMessage() + " (check --schema-registry)");
-        }
     }
 
     /** An address that does not answer at start. */

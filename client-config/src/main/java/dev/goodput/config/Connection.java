@@ -1,13 +1,9 @@
 package dev.goodput.config;
 
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import dev.goodput.registry.RegistryAuth;
-import dev.goodput.registry.SchemaRegistryClient;
 import org.apache.kafka.clients.CommonClientConfigs;
 import picocli.CommandLine.Option;
 
@@ -55,31 +51,5 @@ public final class Connection {
                 Map.of(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:9092"));
         Preflight.kafka(p, 10_000);
         return p;
-    }
-
-    /**
-     * A client for --schema-registry, checked to answer; authenticated as {@code clientProps} (the
-     * command's merged client properties, from {@link #kafka}) say under Confluent's names
-     * (basic.auth.credentials.source, ...), so one properties file serves Kafka and the registry.
-     */
-    public SchemaRegistryClient registry(Properties clientProps) {
-        final Map<String, String> props = new HashMap<>();
-        clientProps.stringPropertyNames().forEach(k -> props.put(k, clientProps.getProperty(k)));
-        final RegistryAuth auth;
-        try {
-            auth = RegistryAuth.from(props, registryUrl);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("client properties", "(the properties file and GOODPUT_KAFKA_* variables)",
-                    List.of(e.getMessage()));
-        }
-        final SchemaRegistryClient client = new SchemaRegistryClient(registryUrl, auth);
-        Preflight.registry(client);
-        return client;
-    }
-
-    public static SchemaRegistryClient registry(String url) {
-        final SchemaRegistryClient client = new SchemaRegistryClient(url);
-        Preflight.registry(client);
-        return client;
     }
 }

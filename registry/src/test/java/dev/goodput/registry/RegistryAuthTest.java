@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 
-import dev.goodput.config.Preflight;
 import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
 
@@ -36,11 +35,11 @@ class RegistryAuthTest {
             assertThat(url.baseUrl()).isEqualTo(registry.url()).doesNotContain(SECRET);
 
             final SchemaRegistryClient none = new SchemaRegistryClient(registry.url());
-            assertThatThrownBy(() -> Preflight.registry(none))
+            assertThatThrownBy(() -> RegistryConnection.check(none))
                     .hasMessageContaining("refused the credentials (none; HTTP 401)")
                     .hasMessageContaining("basic.auth.credentials.source=USER_INFO");
             final SchemaRegistryClient wrong = new SchemaRegistryClient(registry.url(), RegistryAuth.basic("key:wrong"));
-            assertThatThrownBy(() -> Preflight.registry(wrong)).hasMessageContaining("(basic; HTTP 401)")
+            assertThatThrownBy(() -> RegistryConnection.check(wrong)).hasMessageContaining("(basic; HTTP 401)")
                     .hasMessageNotContaining("wrong");
         }
     }
@@ -51,7 +50,7 @@ class RegistryAuthTest {
                 .requireAuth(RegistryAuth.bearer(SECRET))) {
             final SchemaRegistryClient bearer = new SchemaRegistryClient(registry.url(), RegistryAuth.from(
                     Map.of("bearer.auth.credentials.source", "STATIC_TOKEN", "bearer.auth.token", SECRET), registry.url()));
-            Preflight.registry(bearer);
+            RegistryConnection.check(bearer);
             assertThat(bearer.register("t-value", SCHEMA)).isPositive();
             assertThat(bearer.authKind()).isEqualTo("bearer");
             assertThat(RegistryAuth.bearer(SECRET).toString()).doesNotContain(SECRET);
