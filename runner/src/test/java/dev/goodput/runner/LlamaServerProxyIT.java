@@ -1,4 +1,4 @@
-package dev.goodput.proxy;
+package dev.goodput.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,6 +23,7 @@ import dev.goodput.capture.LlamaServer;
 import dev.goodput.capture.StreamingClient;
 import dev.goodput.capture.Target;
 import dev.goodput.loop.MicroClock;
+import dev.goodput.proxy.ProxyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

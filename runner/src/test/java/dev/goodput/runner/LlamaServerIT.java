@@ -1,4 +1,4 @@
-package dev.goodput.generator.engine;
+package dev.goodput.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
