@@ -290,7 +290,7 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
                 .setResends(resendReason == null ? null : 1).setResendReason(resendReason)
                 .setServerTimings(serverTimings == null ? null : new ServerTimings((int) serverTimings[0],
                         serverTimings[1], (int) serverTimings[2], serverTimings[3],
-                        serverTimings[4] < 0 ? null : (int) serverTimings[4]))
+                        serverTimings[4] < 0 ? null : (int) serverTimings[4], null))
                 .setOutputTokens(usageCompletion >= 0 ? usageCompletion : counted())
                 .setOutputTokensSource(usageCompletion >= 0 ? TokenCountSource.SERVER_USAGE
                         : counter != null && contentChunks > 0 ? TokenCountSource.TOKENIZER : TokenCountSource.CHUNK_COUNT)

@@ -54,6 +54,17 @@ public record Contract(
 
     /** The arrival process of requests. */
     public record Arrival(String process, Double rateRps, Double burstiness, Integer concurrency, double warmupS) {
+        /**
+         * Traffic nobody generated, watched server-side through the engine's or gateway's spans
+         * ({@code goodput spans}): times run from the request's arrival at the server, on its clock,
+         * and no per-chunk time is known, so ITL is not measured.
+         */
+        public static final String OBSERVED_SERVER_SIDE = "observed_server_side";
+
+        /** Whether the traffic was observed server-side (spans) rather than generated or seen by a client. */
+        public boolean serverSide() {
+            return OBSERVED_SERVER_SIDE.equals(process);
+        }
     }
 
     /** The quality metric and its floor (pass when score >= floor). */

@@ -225,6 +225,11 @@ public final class ProduceCommand implements Callable<Integer> {
         final PrintStream out = System.out;
         final TimingPriority priority = checked("--timing-priority: ", () -> TimingPriority.parse(timingPriority));
         final Contract contract = ContractLoader.load(contractFile);
+        if (arrival == null && contract.arrival().serverSide()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), contractFile + ": concurrency_pattern.arrival is "
+                    + contract.arrival().process() + ": it describes traffic watched through spans (goodput spans), which produce"
+                    + " does not generate; give --arrival poisson (or another) or a contract of generated traffic");
+        }
         final Path corpusFile = ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent());
         final Corpus corpus = Corpus.load(corpusFile);
         final List<Scenario> scenarios = scenarios(contract);

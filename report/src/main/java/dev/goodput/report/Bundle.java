@@ -86,6 +86,7 @@ public final class Bundle {
         m.put("replay_id", r.run().replayId());
         m.put("skipped_records", r.run().skipped());
         m.put("incomplete_scenarios", r.run().incompleteScenarios());
+        m.put("peer_files_skipped", PeerFiles.skipped(r));
         m.put("scenarios_not_run", p.scenariosNotRun());
         m.put("scenarios_cut_short", r.run().runs().stream().filter(s -> Boolean.TRUE.equals(s.getStoppedEarly()))
                 .map(RunSummary::getScenarioId).toList());
@@ -326,6 +327,7 @@ public final class Bundle {
                 + " early stopping: MLPerf LoadGen's rule at the 99th percentile with 99% confidence on exact per-request values");
         a.put("warmup_s", r.contract().arrival().warmupS());
         a.put("decoding_not_sent", r.contract().decoding().notSent());
+        a.put("observation", Observation.of(r.contract()));
         return a;
     }
 

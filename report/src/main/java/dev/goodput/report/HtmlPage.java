@@ -323,7 +323,7 @@ final class HtmlPage {
                         + "(1 + warm headroom) x measured hours / output tokens of good requests x 1e6.</li>\n<li>Latency objectives: ")
                 .append(html(objectives(r.contract().objectives()))).append("; quality floor ")
                 .append(r.contract().quality().floor()).append("; warm-up ").append(r.contract().arrival().warmupS())
-                .append(" s excluded from results.</li>\n");
+                .append(" s excluded from results.</li>\n<li id=\"observation\">").append(html(Observation.of(r.contract()))).append("</li>\n");
         final List<String> notSent = r.contract().decoding().notSent();
         if (!notSent.isEmpty()) {
             h.append("<li>Decoding: ").append(html(String.join(", ", notSent))).append(" not set in the contract, so not sent:"

@@ -35,9 +35,9 @@ class EngineTableTest {
     void theEnginesTimingsAreSetBesideTheClients() {
         // the engine took 20 ms a gap and the client saw 20: ratio 1; llama.cpp's own per-token figure is 63/64 of it
         final List<RequestEvent> events = List.of(
-                request("a", 0, 3000, 64, 20, new ServerTimings(256, 100.0, 64, 1260.0, 28), 256, 284),
-                request("b", 10, 200, 64, 20, new ServerTimings(256, 150.0, 64, 1260.0, 28), 256, 284),
-                request("c", 20, 3100, 64, 20, new ServerTimings(256, 100.0, 63, 1260.0, 28), 256, 284),
+                request("a", 0, 3000, 64, 20, new ServerTimings(256, 100.0, 64, 1260.0, 28, null), 256, 284),
+                request("b", 10, 200, 64, 20, new ServerTimings(256, 150.0, 64, 1260.0, 28, null), 256, 284),
+                request("c", 20, 3100, 64, 20, new ServerTimings(256, 100.0, 63, 1260.0, 28, null), 256, 284),
                 request("d", 30, 90, 64, 20, null, 256, 400));
         final EngineTable.Row r = EngineTable.row("p256-o64-c8-cold", events, 28);
         assertThat(r.requests()).isEqualTo(4);

@@ -41,6 +41,17 @@ class MainTest {
     }
 
     @Test
+    void aSourceRefusesAContractOfTheOtherWayOfSeeingTraffic() {
+        // checked before anything connects: the broker here does not exist
+        final Result produce = run("produce", "--simulate", "--contract", "../config/contract-spans.yaml", "--bootstrap-server", "127.0.0.1:1");
+        assertThat(produce.code()).isEqualTo(2);
+        assertThat(produce.err()).contains("concurrency_pattern.arrival is observed_server_side").contains("goodput spans");
+        final Result spans = run("spans", "--contract", "../config/contract.yaml", "--bootstrap-server", "127.0.0.1:1");
+        assertThat(spans.code()).isEqualTo(2);
+        assertThat(spans.err()).contains("concurrency_pattern.arrival is poisson").contains("observed_server_side");
+    }
+
+    @Test
     void anUnknownFlagOrBadScenarioExitsTwo() {
         assertThat(run("demo", "--no-such-flag").code()).isEqualTo(2);
         final Result r = run("produce", "--simulate", "--scenario", "p64-nonsense", "--contract", "../config/contract.yaml");

@@ -63,7 +63,7 @@ public final class ContractLoader {
                     "max_num_batched_tokens", optional(integer(1, 1_000_000_000))),
             "cache_state", oneOf("cold", "warm"),
             "concurrency_pattern", object(
-                    "arrival", oneOf("poisson", "gamma", "constant", "closed_loop", "trace"),
+                    "arrival", oneOf("poisson", "gamma", "constant", "closed_loop", "trace", Contract.Arrival.OBSERVED_SERVER_SIDE),
                     "rate_rps", optional(number(0, 1e9)),
                     "burstiness", optional(number(0, 1e6)),
                     "concurrency", optional(integer(1, 10_000_000)),

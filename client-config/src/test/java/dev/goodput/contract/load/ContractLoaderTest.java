@@ -26,6 +26,15 @@ class ContractLoaderTest {
     static final Path SHIPPED = Path.of("../config/contract.yaml");
 
     @Test
+    void theShippedSpansContractSaysItsTrafficWasObservedServerSide() {
+        final Contract spans = ContractLoader.load(Path.of("../config/contract-spans.yaml"));
+        assertThat(spans.arrival().serverSide()).isTrue();
+        assertThat(spans.arrival().rateRps()).isNull();
+        assertThat(ContractLoader.load(SHIPPED).arrival().serverSide()).isFalse();
+        assertThat(spans.id()).isNotEqualTo(ContractLoader.load(SHIPPED).id());
+    }
+
+    @Test
     void shippedContractLoadsAndItsCorpusMatches() {
         final Contract c = ContractLoader.load(SHIPPED);
         assertThat(c.id()).matches("[0-9a-f]{64}");

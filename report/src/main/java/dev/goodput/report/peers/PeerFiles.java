@@ -45,10 +45,24 @@ public final class PeerFiles {
             files.put("peers/aiperf/" + name + "/profile_export.jsonl", utf8(a.jsonl()));
         }
         final List<RunSummary> ordered = r.run().scenarioIds().stream().map(scenarios::get).toList();
+        if (!skipped(r).isEmpty()) {
+            return files;
+        }
         files.put("peers/guidellm/benchmarks.json", JSON.writeValueAsBytes(GuidellmReport.of(r.run().runId(), ordered, aiperf, r.contract(),
                 ordered.isEmpty() ? null : ordered.get(0).getTargetId(), ordered.isEmpty() ? "chat" : endpoint(vllm.get(ordered.get(0).getScenarioId())),
                 r.provenance().goodputVersion())));
         return files;
+    }
+
+    /**
+     * The peers' files left out of this bundle, with why: GuideLLM's benchmarks state a load strategy
+     * (a rate or a concurrency), which traffic nobody scheduled (observed through spans) does not have.
+     */
+    public static Map<String, String> skipped(Report r) {
+        final boolean unscheduled = r.run().runs().stream()
+                .anyMatch(s -> (s.getRateRps() == null || s.getRateRps() <= 0) && s.getConcurrency() == null);
+        return unscheduled ? Map.of("peers/guidellm/benchmarks.json", "GuideLLM's benchmarks state a load strategy (a rate or a"
+                + " concurrency); a scenario of this run had none (traffic observed, not scheduled)") : Map.of();
     }
 
     private static byte[] utf8(String s) {
