@@ -73,7 +73,17 @@ final class ChildCli implements AutoCloseable {
 
     /** Sends SIGINT, what Ctrl-C sends, then reads the rest of the output and waits for the exit. */
     String interruptAndWait() throws Exception {
+        interrupt();
+        return awaitEnd();
+    }
+
+    /** Sends SIGINT and returns at once (several children stopping together). */
+    void interrupt() throws Exception {
         assertThat(new ProcessBuilder("kill", "-INT", Long.toString(process.pid())).start().waitFor()).isZero();
+    }
+
+    /** Reads the rest of the output and waits for the exit after {@link #interrupt}. */
+    String awaitEnd() throws Exception {
         String line;
         while ((line = out.readLine()) != null) {
             lines.add(line);

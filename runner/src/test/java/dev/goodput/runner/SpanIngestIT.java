@@ -73,6 +73,8 @@ class SpanIngestIT {
     private static final Path SPANS_CONTRACT = Path.of("../config/contract-spans.yaml");
     private static final Scenario SCENARIO = new Scenario(64, 32, 10.0, null, "cold");
     private static final long WINDOW_US = 2_000_000;
+    /** The streams-app knows a request by its id alone: the second telling of the same requests gets ids of its own. */
+    private static final String SEMCONV_ID = "semconv-";
 
     @Test
     void spansGiveTheVerdictsWindowsAndCostTheGeneratorsEventsGive(@TempDir Path dir) throws Exception {
@@ -112,16 +114,20 @@ class SpanIngestIT {
                 assertThat(generated).as("the generator's requests").hasSizeGreaterThan(10)
                         .allMatch(e -> e.getStatus() == RequestStatus.OK);
 
-                final Told vllm = tellAsSpans(kafka, registry, "spans-vllm", generated, true);
-                final Told semconv = tellAsSpans(kafka, registry, "spans-semconv", generated, false);
-                assertThat(vllm.output()).contains("ITL not measured").contains(generated.size() + " request events");
-                assertThat(semconv.output()).contains(generated.size() + " request events");
+                // both shapes at once, each into a goodput spans of its own
+                final List<Told> told = tellAsSpans(kafka, registry, generated);
+                final Told vllm = told.get(0);
+                final Told semconv = told.get(1);
+                assertThat(vllm.output()).contains("ITL not measured").contains(generated.size() + " request events")
+                        .contains("not published 0");
+                assertThat(semconv.output()).contains(generated.size() + " request events").contains("not published 0");
 
                 // verdicts: the same per request, from the spans' TTFT, E2E and usage
                 final Map<String, RequestVerdict> byGen = verdicts(props, client, "gen-run", generated.size());
                 for (String run : List.of("spans-vllm", "spans-semconv")) {
                     final Map<String, RequestVerdict> bySpan = verdicts(props, client, run, generated.size());
-                    assertThat(bySpan.keySet()).isEqualTo(byGen.keySet());
+                    assertThat(bySpan.keySet()).as("verdicts of %s; goodput spans said:%n%s%n%s", run, vllm.output(), semconv.output())
+                            .isEqualTo(byGen.keySet());
                     byGen.forEach((id, g) -> {
                         final RequestVerdict s = bySpan.get(id);
                         assertThat(List.of(s.getStatus(), s.getTtftUs(), s.getE2eUs(), s.getTpotUs(), s.getOutputTokens(),
@@ -203,54 +209,77 @@ class SpanIngestIT {
     }
 
     /**
-     * Each generated request told as one span through the OpenTelemetry SDK into {@code goodput spans}.
+     * Each generated request told as one span through the OpenTelemetry SDK into {@code goodput spans},
+     * vLLM-shaped into run "spans-vllm" and semconv-shaped into run "spans-semconv", one command each.
      * The spans are told now, as an engine would tell them, so their times are moved forward by whole
-     * windows ({@code offsetUs}: each request keeps its window, one further on) to a moment after the
-     * sending; returns the command's output once it stopped (after its closing ticks).
+     * windows ({@code offsetUs}: each request keeps its window, some further on) to a moment after the
+     * sending. Each command ticks on after it stops until its last window has passed its grace, a
+     * length taken from the requests' own span, and its output is returned once it has exited.
      */
-    private static Told tellAsSpans(EmbeddedKafka kafka, InProcessSchemaRegistry registry, String run,
-                                    List<RequestEvent> requests, boolean vllm) throws Exception {
-        try (ChildCli cli = ChildCli.start("spans", "--bootstrap-server", kafka.bootstrapServers(), "--schema-registry", registry.url(),
-                "--contract", SPANS_CONTRACT.toString(), "--listen", "127.0.0.1:0", "--run-id", run, "--scenario", run,
-                "--close-windows-after", "12", "--progress-interval", "1")) {
-            final Matcher m = Pattern.compile("traces at (http://\\S+/v1/traces)").matcher(cli.awaitLine("spans: OTLP/HTTP traces at"));
-            assertThat(m.find()).isTrue();
-            final long first = requests.stream().mapToLong(e -> Micros.of(e.getIntendedSendTimeUs())).min().orElseThrow();
-            final long nowUs = System.currentTimeMillis() * 1_000;
-            final long offsetUs = Math.floorDiv(nowUs + 2 * WINDOW_US - first, WINDOW_US) * WINDOW_US;
-            final SdkTracerProvider provider = SdkTracerProvider.builder()
-                    .setResource(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "sim")))
-                    .addSpanProcessor(BatchSpanProcessor.builder(OtlpHttpSpanExporter.builder().setEndpoint(m.group(1)).build())
-                            .setScheduleDelay(Duration.ofMillis(100)).build()).build();
-            final Tracer tracer = provider.get("goodput-span-ingest-it");
-            for (RequestEvent e : requests) {
-                final long start = Micros.of(e.getIntendedSendTimeUs());
-                final double ttft = (Micros.of(e.getFirstChunkTimeUs()) - start) / 1e6;
-                final double e2e = (Micros.of(e.getLastChunkTimeUs()) - start) / 1e6;
-                final long startNs = (start + offsetUs) * 1_000;
-                if (vllm) {
-                    // vLLM's llm_request span: started at the request's arrival, ended when it finished
-                    tracer.spanBuilder("llm_request").setStartTimestamp(startNs, TimeUnit.NANOSECONDS)
-                            .setAttribute("gen_ai.request.id", e.getRequestId())
-                            .setAttribute("gen_ai.usage.prompt_tokens", (long) e.getPromptTokens())
-                            .setAttribute("gen_ai.usage.completion_tokens", (long) e.getOutputTokens())
-                            .setAttribute("gen_ai.latency.time_to_first_token", ttft).setAttribute("gen_ai.latency.e2e", e2e)
-                            .startSpan().end((Micros.of(e.getCompletionTimeUs()) + offsetUs) * 1_000, TimeUnit.NANOSECONDS);
-                } else {
-                    // the semantic conventions' inference span: its duration is the end-to-end time
-                    tracer.spanBuilder("chat m").setStartTimestamp(startNs, TimeUnit.NANOSECONDS)
-                            .setAttribute("gen_ai.operation.name", "chat").setAttribute("gen_ai.response.id", e.getRequestId())
-                            .setAttribute("gen_ai.usage.input_tokens", (long) e.getPromptTokens())
-                            .setAttribute("gen_ai.usage.output_tokens", (long) e.getOutputTokens())
-                            .setAttribute("gen_ai.response.time_to_first_chunk", ttft)
-                            .startSpan().end((Micros.of(e.getLastChunkTimeUs()) + offsetUs) * 1_000, TimeUnit.NANOSECONDS);
-                }
+    private static List<Told> tellAsSpans(EmbeddedKafka kafka, InProcessSchemaRegistry registry, List<RequestEvent> requests)
+            throws Exception {
+        final long first = requests.stream().mapToLong(e -> Micros.of(e.getIntendedSendTimeUs())).min().orElseThrow();
+        final long last = requests.stream().mapToLong(e -> Micros.of(e.getCompletionTimeUs())).max().orElseThrow();
+        // the last window ends at most 3 windows plus the requests' span after the moment the offset is taken
+        final long closeAfterS = (last - first) / 1_000_000 + 3 * WINDOW_US / 1_000_000 + 1 + 2;
+        try (ChildCli vllmCli = startSpans(kafka, registry, "spans-vllm", closeAfterS);
+             ChildCli semconvCli = startSpans(kafka, registry, "spans-semconv", closeAfterS)) {
+            final long vllmOffset = send(vllmCli, requests, true);
+            final long semconvOffset = send(semconvCli, requests, false);
+            for (ChildCli cli : List.of(vllmCli, semconvCli)) {
+                cli.awaitContaining("spans " + requests.size() + ": " + requests.size() + " request events");
             }
-            assertThat(provider.forceFlush().join(60, TimeUnit.SECONDS).isSuccess()).as("the exporter's sends answered").isTrue();
-            provider.close();
-            cli.awaitContaining("spans " + requests.size() + ": " + requests.size() + " request events");
-            return new Told(cli.interruptAndWait(), offsetUs);
+            vllmCli.interrupt();
+            semconvCli.interrupt();
+            return List.of(new Told(vllmCli.awaitEnd(), vllmOffset), new Told(semconvCli.awaitEnd(), semconvOffset));
         }
+    }
+
+    private static ChildCli startSpans(EmbeddedKafka kafka, InProcessSchemaRegistry registry, String run, long closeAfterS)
+            throws Exception {
+        return ChildCli.start("spans", "--bootstrap-server", kafka.bootstrapServers(), "--schema-registry", registry.url(),
+                "--contract", SPANS_CONTRACT.toString(), "--listen", "127.0.0.1:0", "--run-id", run, "--scenario", run,
+                "--close-windows-after", Long.toString(closeAfterS), "--progress-interval", "1");
+    }
+
+    /** Tells the requests as spans to a started command; returns how far their times were moved. */
+    private static long send(ChildCli cli, List<RequestEvent> requests, boolean vllm) throws Exception {
+        final Matcher m = Pattern.compile("traces at (http://\\S+/v1/traces)").matcher(cli.awaitLine("spans: OTLP/HTTP traces at"));
+        assertThat(m.find()).isTrue();
+        final long first = requests.stream().mapToLong(e -> Micros.of(e.getIntendedSendTimeUs())).min().orElseThrow();
+        final long nowUs = System.currentTimeMillis() * 1_000;
+        final long offsetUs = Math.floorDiv(nowUs + 2 * WINDOW_US - first, WINDOW_US) * WINDOW_US;
+        final SdkTracerProvider provider = SdkTracerProvider.builder()
+                .setResource(Resource.create(Attributes.of(AttributeKey.stringKey("service.name"), "sim")))
+                .addSpanProcessor(BatchSpanProcessor.builder(OtlpHttpSpanExporter.builder().setEndpoint(m.group(1)).build())
+                        .setScheduleDelay(Duration.ofMillis(100)).build()).build();
+        final Tracer tracer = provider.get("goodput-span-ingest-it");
+        for (RequestEvent e : requests) {
+            final long start = Micros.of(e.getIntendedSendTimeUs());
+            final double ttft = (Micros.of(e.getFirstChunkTimeUs()) - start) / 1e6;
+            final double e2e = (Micros.of(e.getLastChunkTimeUs()) - start) / 1e6;
+            final long startNs = (start + offsetUs) * 1_000;
+            if (vllm) {
+                // vLLM's llm_request span: started at the request's arrival, ended when it finished
+                tracer.spanBuilder("llm_request").setStartTimestamp(startNs, TimeUnit.NANOSECONDS)
+                        .setAttribute("gen_ai.request.id", e.getRequestId())
+                        .setAttribute("gen_ai.usage.prompt_tokens", (long) e.getPromptTokens())
+                        .setAttribute("gen_ai.usage.completion_tokens", (long) e.getOutputTokens())
+                        .setAttribute("gen_ai.latency.time_to_first_token", ttft).setAttribute("gen_ai.latency.e2e", e2e)
+                        .startSpan().end((Micros.of(e.getCompletionTimeUs()) + offsetUs) * 1_000, TimeUnit.NANOSECONDS);
+            } else {
+                // the semantic conventions' inference span: its duration is the end-to-end time
+                tracer.spanBuilder("chat m").setStartTimestamp(startNs, TimeUnit.NANOSECONDS)
+                        .setAttribute("gen_ai.operation.name", "chat").setAttribute("gen_ai.response.id", SEMCONV_ID + e.getRequestId())
+                        .setAttribute("gen_ai.usage.input_tokens", (long) e.getPromptTokens())
+                        .setAttribute("gen_ai.usage.output_tokens", (long) e.getOutputTokens())
+                        .setAttribute("gen_ai.response.time_to_first_chunk", ttft)
+                        .startSpan().end((Micros.of(e.getLastChunkTimeUs()) + offsetUs) * 1_000, TimeUnit.NANOSECONDS);
+            }
+        }
+        assertThat(provider.forceFlush().join(60, TimeUnit.SECONDS).isSuccess()).as("the exporter's sends answered").isTrue();
+        provider.close();
+        return offsetUs;
     }
 
     private static <V extends org.apache.avro.specific.SpecificRecord> List<V> read(Properties props, SchemaRegistryClient client,
@@ -262,7 +291,8 @@ class SpanIngestIT {
     private static Map<String, RequestVerdict> verdicts(Properties props, SchemaRegistryClient client, String run, int n)
             throws InterruptedException {
         return awaitAll(() -> read(props, client, Topics.VERDICTS.name(), RequestVerdict.class).stream()
-                .filter(v -> v.getRunId().equals(run)).collect(Collectors.toMap(RequestVerdict::getRequestId, v -> v, (a, b) -> b)), n);
+                .filter(v -> v.getRunId().equals(run))
+                .collect(Collectors.toMap(v -> v.getRequestId().replaceFirst("^" + SEMCONV_ID, ""), v -> v, (a, b) -> b)), n);
     }
 
     /**
