@@ -107,7 +107,12 @@ public final class ProxyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        final InetSocketAddress address = address(listen);
+        final InetSocketAddress address;
+        try {
+            address = address(listen);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--upstream must be an http:// or https:// URL, got " + upstream);
         }
@@ -163,9 +168,15 @@ public final class ProxyCommand implements Callable<Integer> {
 
     static InetSocketAddress address(String hostPort) {
         final int colon = hostPort.lastIndexOf(':');
-        if (colon < 0) {
-            throw new IllegalArgumentException("--listen wants host:port, got " + hostPort);
+        final int port;
+        try {
+            port = colon < 0 ? -1 : Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--listen wants host:port (port 0 to 65535), got " + hostPort);
         }
-        return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+        if (colon < 0 || port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--listen wants host:port (port 0 to 65535), got " + hostPort);
+        }
+        return new InetSocketAddress(hostPort.substring(0, colon), port);
     }
 }

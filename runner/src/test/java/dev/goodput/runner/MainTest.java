@@ -52,6 +52,16 @@ class MainTest {
     }
 
     @Test
+    void aListenAddressWithoutAPortIsRefusedAtStart() {
+        for (String command : new String[] {"spans", "proxy"}) {
+            final Result r = command.equals("proxy") ? run(command, "--listen", "localhost", "--upstream", "http://127.0.0.1:1")
+                    : run(command, "--listen", "localhost:http");
+            assertThat(r.code()).as(command).isEqualTo(2);
+            assertThat(r.err()).as(command).contains("--listen wants host:port");
+        }
+    }
+
+    @Test
     void anUnknownFlagOrBadScenarioExitsTwo() {
         assertThat(run("demo", "--no-such-flag").code()).isEqualTo(2);
         final Result r = run("produce", "--simulate", "--scenario", "p64-nonsense", "--contract", "../config/contract.yaml");

@@ -87,7 +87,12 @@ public final class SpansCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        final InetSocketAddress address = address(listen);
+        final InetSocketAddress address;
+        try {
+            address = address(listen);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
         final Contract contract = ContractLoader.load(contractFile);
         if (!contract.arrival().serverSide()) {
             throw new CommandLine.ParameterException(spec.commandLine(), contractFile + ": concurrency_pattern.arrival is "
@@ -169,9 +174,15 @@ public final class SpansCommand implements Callable<Integer> {
 
     static InetSocketAddress address(String hostPort) {
         final int colon = hostPort.lastIndexOf(':');
-        if (colon < 0) {
-            throw new IllegalArgumentException("--listen wants host:port, got " + hostPort);
+        final int port;
+        try {
+            port = colon < 0 ? -1 : Integer.parseInt(hostPort.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--listen wants host:port (port 0 to 65535), got " + hostPort);
         }
-        return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+        if (colon < 0 || port < 0 || port > 65_535) {
+            throw new IllegalArgumentException("--listen wants host:port (port 0 to 65535), got " + hostPort);
+        }
+        return new InetSocketAddress(hostPort.substring(0, colon), port);
     }
 }
