@@ -23,6 +23,7 @@ import dev.goodput.capture.tokens.TokenCounters;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
 import dev.goodput.config.Home;
+import dev.goodput.config.ListenAddress;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.loop.MicroClock;
@@ -49,8 +50,8 @@ public final class ProxyCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--listen", defaultValue = "127.0.0.1:8080", description = "Address clients call (default: ${DEFAULT-VALUE}).")
-    String listen;
+    @Option(names = "--listen", converter = ListenAddress.class, defaultValue = "127.0.0.1:8080", description = "Address clients call (default: ${DEFAULT-VALUE}).")
+    InetSocketAddress listen;
 
     @Option(names = "--upstream", required = true, description = "The service the proxy stands for, e.g. http://127.0.0.1:8000 "
             + "(its path prefix, if any, goes before the clients' paths).")
@@ -107,12 +108,7 @@ public final class ProxyCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        final InetSocketAddress address;
-        try {
-            address = address(listen);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
+        final InetSocketAddress address = listen;
         if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--upstream must be an http:// or https:// URL, got " + upstream);
         }
@@ -164,19 +160,5 @@ public final class ProxyCommand implements Callable<Integer> {
         } catch (TimingPriority.Refused e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-    }
-
-    static InetSocketAddress address(String hostPort) {
-        final int colon = hostPort.lastIndexOf(':');
-        final int port;
-        try {
-            port = colon < 0 ? -1 : Integer.parseInt(hostPort.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--listen wants host:port (port 0 to 65535), got " + hostPort);
-        }
-        if (colon < 0 || port < 0 || port > 65_535) {
-            throw new IllegalArgumentException("--listen wants host:port (port 0 to 65535), got " + hostPort);
-        }
-        return new InetSocketAddress(hostPort.substring(0, colon), port);
     }
 }

@@ -20,6 +20,7 @@ import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
 import dev.goodput.config.Home;
+import dev.goodput.config.ListenAddress;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.registry.RegistryConnection;
@@ -45,9 +46,9 @@ public final class SpansCommand implements Callable<Integer> {
     @Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--listen", defaultValue = "127.0.0.1:4318",
+    @Option(names = "--listen", converter = ListenAddress.class, defaultValue = "127.0.0.1:4318",
             description = "Address the OTLP exporter sends to, as a collector's OTLP/HTTP port (default: ${DEFAULT-VALUE}).")
-    String listen;
+    InetSocketAddress listen;
 
     @Option(names = "--contract", defaultValue = Home.CONFIG + "contract-spans.yaml",
             description = "Contract the traffic is judged under; its concurrency_pattern.arrival must be observed_server_side (default: ${DEFAULT-VALUE}).")
@@ -87,12 +88,7 @@ public final class SpansCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         final PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        final InetSocketAddress address;
-        try {
-            address = address(listen);
-        } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
+        final InetSocketAddress address = listen;
         final Contract contract = ContractLoader.load(contractFile);
         if (!contract.arrival().serverSide()) {
             throw new CommandLine.ParameterException(spec.commandLine(), contractFile + ": concurrency_pattern.arrival is "
@@ -170,19 +166,5 @@ public final class SpansCommand implements Callable<Integer> {
                         + " events acknowledged %d, not published %d",
                 r.spans(), r.accepted(), r.refused().isEmpty() ? "0" : r.refused().toString(), r.notGenAi(), r.badExports(),
                 sink.acked(), sink.unpublished());
-    }
-
-    static InetSocketAddress address(String hostPort) {
-        final int colon = hostPort.lastIndexOf(':');
-        final int port;
-        try {
-            port = colon < 0 ? -1 : Integer.parseInt(hostPort.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--listen wants host:port (port 0 to 65535), got " + hostPort);
-        }
-        if (colon < 0 || port < 0 || port > 65_535) {
-            throw new IllegalArgumentException("--listen wants host:port (port 0 to 65535), got " + hostPort);
-        }
-        return new InetSocketAddress(hostPort.substring(0, colon), port);
     }
 }
