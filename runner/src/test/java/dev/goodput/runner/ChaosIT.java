@@ -68,7 +68,8 @@ class ChaosIT {
             final String out;
             final Map<String, String> expected;
             final Instant injected;
-            try (ChildCli demo = ChildCli.start("demo", "--bootstrap-server", KAFKA.kafka().bootstrapServers(),
+            // short windows (2 s, grace 1 s): windows close soon after the injection, and the closing wait is 3 s
+            try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--bootstrap-server", KAFKA.kafka().bootstrapServers(),
                     "--schema-registry", registry.url(), "--contract", "../config/contract.yaml", "--matrix",
                     "../config/scenarios.yaml", "--prices", "../config/prices.yaml", "--report-dir", dir.resolve("reports").toString(),
                     "--scenario-seconds", "5")) {
@@ -78,8 +79,8 @@ class ChaosIT {
                 Thread.sleep(8_000);
                 injected = Instant.now();
                 expected = inject(client);
-                // windows must keep closing after the injection: two windows and a grace
-                Thread.sleep(26_000);
+                // windows must keep closing after the injection: two windows and a grace (5 s), and as long again
+                Thread.sleep(10_000);
                 out = demo.interruptAndWait();
             }
             assertThat(out).contains("Stopped.").doesNotContain("stopped:").doesNotContain("WARNING");
@@ -97,7 +98,7 @@ class ChaosIT {
                     // the DLQ record keeps the refused record's log time: the copy is late if that passed the
                     // original's window end plus the demo's grace
                     final long completionUs = republishedCompletion.getEpochSecond() * 1_000_000L + republishedCompletion.getNano() / 1_000;
-                    if (LogClock.late(completionUs, r.timestamp() * 1_000L, 10_000_000L, 5_000_000L)) {
+                    if (LogClock.late(completionUs, r.timestamp() * 1_000L, WINDOW_US, GRACE_US)) {
                         expected.put(key, "late");
                     }
                 }
@@ -167,6 +168,9 @@ class ChaosIT {
     }
 
     private static final int HUGE = 5 * 1024 * 1024;
+    /** The demo's windowing, ChildCli.SHORT_WINDOWS. */
+    private static final long WINDOW_US = 2_000_000L;
+    private static final long GRACE_US = 1_000_000L;
     private static String runOfTheDemo;
 
     private static RequestEvent inRun(RequestEvent e) {

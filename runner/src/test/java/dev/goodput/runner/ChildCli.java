@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,14 +26,21 @@ final class ChildCli implements AutoCloseable {
         this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
     }
 
+    /**
+     * Short windows for a demo whose test reads no window length: its closing wait (a window and its
+     * grace of ticks) is 3 s instead of the production 15 s. The README's demo in .ci/run keeps them.
+     */
+    static final Map<String, String> SHORT_WINDOWS = Map.of("GOODPUT_WINDOW", "2s", "GOODPUT_GRACE", "1s");
+
     static ChildCli start(String... args) throws IOException {
         return start(Map.of(), args);
     }
 
     /** The same with extra environment variables (an API key, GOODPUT_* overrides). */
     static ChildCli start(Map<String, String> env, String... args) throws IOException {
-        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
-                "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput",
+        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        cmd.addAll(jvmFlags());
+        cmd.addAll(List.of("-Xmx1g", "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput",
                 // the logging a user's terminal gets, not the tests' own
                 "-Dlog4j2.configurationFile=" + Path.of("target", "classes", "log4j2.xml").toAbsolutePath(),
                 "-Dgoodput.broker.log=" + Path.of("target", "child-broker.log").toAbsolutePath(), "-cp", System.getProperty("java.class.path"),
@@ -41,6 +49,11 @@ final class ChildCli implements AutoCloseable {
         final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
         return new ChildCli(pb.start());
+    }
+
+    /** The test JVM's own -XX: flags (the build's test.jvm.flags: C1 only, serial GC), so a child costs what the fork does. */
+    static List<String> jvmFlags() {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> a.startsWith("-XX:")).toList();
     }
 
     /** Reads output until a line starts with {@code prefix} and returns it; fails if the process ends first. */

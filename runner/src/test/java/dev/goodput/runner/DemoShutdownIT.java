@@ -24,7 +24,7 @@ class DemoShutdownIT {
     @Test
     void ctrlCStopsTheRunAndWritesItsReport(@TempDir Path dir) throws Exception {
         final String out;
-        try (ChildCli demo = ChildCli.start("demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
+        try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
                 "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml", "--prices", "../config/prices.yaml",
                 "--report-dir", dir.resolve("reports").toString(), "--scenario-seconds", "3")) {
             demo.awaitLine("Press Ctrl-C");

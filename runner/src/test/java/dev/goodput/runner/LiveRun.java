@@ -13,6 +13,7 @@ import dev.goodput.capture.RunIdentity;
 import dev.goodput.capture.StreamingClient;
 import dev.goodput.capture.Target;
 import dev.goodput.capture.publish.KafkaEventSink;
+import dev.goodput.config.Durations;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.contract.load.Corpus;
@@ -48,8 +49,16 @@ final class LiveRun implements AutoCloseable {
     final SchemaRegistryClient client;
     final Properties props = new Properties();
     final KafkaStreams streams;
+    /** How long the generator ticks after its last event: the live streams-app's window and grace. */
+    private final Duration closeAfter;
 
     LiveRun(EmbeddedKafka kafka, Path dir) throws Exception {
+        this(kafka, dir, Durations.parse(StreamsSettings.DEFAULT_WINDOW, "window"),
+                Durations.parse(StreamsSettings.DEFAULT_GRACE, "grace"));
+    }
+
+    /** The same with the live streams-app's windows and grace, which a replay reads back from its window records. */
+    LiveRun(EmbeddedKafka kafka, Path dir, Duration window, Duration grace) throws Exception {
         this.kafka = kafka;
         this.contract = ContractLoader.load(CONTRACT_FILE);
         this.corpus = Corpus.load(ContractLoader.verifyCorpus(contract, CONTRACT_FILE.getParent()));
@@ -60,7 +69,8 @@ final class LiveRun implements AutoCloseable {
         }
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
         final StreamsSettings config = StreamsSettings.defaults(Map.of(contract.id(), contract))
-                .withUpstreamPartitions(Topics.TOKENS.partitions());
+                .withUpstreamPartitions(Topics.TOKENS.partitions()).withWindow(window, grace);
+        this.closeAfter = window.plus(grace);
         this.streams = StreamsApp.start(config, new AvroSerdes(client),
                 StreamsApp.streamsProperties(props, "live", dir.resolve("live-state")), false);
     }
@@ -73,7 +83,7 @@ final class LiveRun implements AutoCloseable {
             throws Exception {
         try (SimServer server = new SimServer(sim, corpus, 0);
              Generator g = new Generator(new StreamingClient(256), new KafkaEventSink(props, client, Topics.TOKENS.name(),
-                     Topics.REQUESTS.name(), Topics.RUNS.name(), 100_000, runId),
+                     Topics.REQUESTS.name(), Topics.RUNS.name(), 100_000, runId).closeWindowsAfter(closeAfter),
                      new PrintStream(OutputStream.nullOutputStream()))) {
             final Target t = new Target(server.baseUrl(), true, contract.modelName(), null, Map.of(), "sim", timeout, stall, false);
             g.run(new LoadRun.Settings(t, RunIdentity.of(contract, runId, "sim"), scenario, corpus, "g", "poisson", null, 0,

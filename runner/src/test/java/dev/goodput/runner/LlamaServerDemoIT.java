@@ -32,7 +32,7 @@ class LlamaServerDemoIT {
             Files.writeString(contract, Files.readString(Path.of("../engine/contract.yaml"))
                     .replace("name: tiny-llama2 ", "name: " + LlamaServer.MODEL + " ")
                     .replace("../config/corpus/prompts.jsonl", Path.of("../config/corpus/prompts.jsonl").toAbsolutePath().toString()));
-            try (ChildCli demo = ChildCli.start("demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
+            try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
                     "--report-dir", dir.resolve("reports").toString(), "--contract", contract.toString(), "--matrix", matrix.toString(),
                     "--prices", "../config/prices.yaml", "--target", server.v1(), "--stall-timeout", "1s",
                     "--server-metrics-every", "1s", "--duration", "20s")) {

@@ -57,7 +57,7 @@ class ReportIT {
     static Path dataDir;
 
     @BeforeAll
-    static void twoRuns() throws IOException {
+    static void twoRuns() throws Exception {
         final Path config = dir.resolve("config");
         Files.createDirectories(config.resolve("corpus"));
         Files.copy(Path.of("../config/corpus/prompts.jsonl"), config.resolve("corpus/prompts.jsonl"));
@@ -73,22 +73,18 @@ class ReportIT {
         bundleB = demo(config.resolve("b.yaml"), config, reports, false);
     }
 
-    private static Path demo(Path contract, Path config, Path reports, boolean fresh) throws IOException {
+    private static Path demo(Path contract, Path config, Path reports, boolean fresh) throws Exception {
         final List<String> args = new ArrayList<>(List.of("demo", "--data-dir", dataDir.toString(), "--contract", contract.toString(),
                 "--matrix", config.resolve("matrix.yaml").toString(), "--prices", "../config/prices.yaml", "--duration", "26s",
                 "--report-dir", reports.toString()));
         if (fresh) {
             args.add("--fresh");
         }
-        final PrintStream stdout = System.out;
-        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            assertThat(Main.run(args.toArray(String[]::new))).isZero();
-        } finally {
-            System.setOut(stdout);
+        final String out;
+        try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, args.toArray(String[]::new))) {
+            assertThat(demo.waitForExit()).as(demo.output()).isZero();
+            out = demo.output();
         }
-        final String out = captured.toString(StandardCharsets.UTF_8);
         final Matcher m = Pattern.compile("Report: (\\S+)index\\.html").matcher(out);
         assertThat(m.find()).as("the demo prints its report's path:%n%s", out).isTrue();
         return Path.of(m.group(1));

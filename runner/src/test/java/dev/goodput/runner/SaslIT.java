@@ -104,7 +104,7 @@ class SaslIT {
             assertThat(dir.resolve("report").resolve("index.html")).exists();
 
             // short windows, so the demo's closing wait (a window and its grace) is 3 s, not 15 s
-            try (ChildCli demo = ChildCli.start(Map.of("GOODPUT_WINDOW", "2s", "GOODPUT_GRACE", "1s"), "demo", "--command-config", cc, "--schema-registry", url,
+            try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--command-config", cc, "--schema-registry", url,
                     "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml", "--prices",
                     "../config/prices.yaml", "--data-dir", dir.resolve("demo").toString(), "--report-dir",
                     dir.resolve("demo-reports").toString(), "--scenario-seconds", "3", "--duration", "15s")) {

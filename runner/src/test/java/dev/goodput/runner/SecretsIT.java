@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -71,7 +72,9 @@ class SecretsIT {
                 preflightOut = demo.output();
             }
             // then past the preflight: every request fails, so the run ends with exit 1 and its error classes
-            try (ChildCli demo = ChildCli.start(Map.of("GOODPUT_IT_KEY", KEY), "demo", "--fresh", "--data-dir", data.toString(),
+            final Map<String, String> env = new HashMap<>(ChildCli.SHORT_WINDOWS);
+            env.put("GOODPUT_IT_KEY", KEY);
+            try (ChildCli demo = ChildCli.start(env, "demo", "--fresh", "--data-dir", data.toString(),
                     "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml", "--prices",
                     "../config/prices.yaml", "--report-dir", reports.toString(), "--target", url, "--api-key-env",
                     "GOODPUT_IT_KEY", "--scenario-seconds", "2", "--duration", "10s", "--skip-preflight")) {

@@ -1,6 +1,7 @@
 package dev.goodput.streams;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -137,8 +138,10 @@ final class StreamsHarness {
         final Path props = dir.resolve(appId + "-" + Integer.toHexString(properties.hashCode()) + ".properties");
         Files.writeString(props, properties);
         final Path out = Path.of("target", appId + "-" + System.nanoTime() + ".log");
-        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
+        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        // the test JVM's own -XX: flags (the build's test.jvm.flags), so a child costs what the fork does
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream().filter(a -> a.startsWith("-XX:")).forEach(cmd::add);
+        cmd.addAll(List.of("-Xmx512m", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
                 "-cp", System.getProperty("java.class.path"), ChildStreams.class.getName(),
                 "--bootstrap-server", bootstrap, "--schema-registry", registryUrl,
                 "--application-id", appId, "--state-dir", state.toString(), "--streams.config", props.toString(),
