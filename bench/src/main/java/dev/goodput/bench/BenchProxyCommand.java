@@ -19,8 +19,8 @@ public final class BenchProxyCommand implements Callable<Integer> {
     @CommandLine.Mixin
     GeneratorOptions options;
 
-    @CommandLine.Option(names = "--proxy-timing-priority", description = "The proxy's selector thread: auto, realtime or normal"
-            + " (default: as --timing-priority).")
+    @CommandLine.Option(names = "--proxy-timing-priority", defaultValue = "normal", description = "The proxy's selector thread:"
+            + " normal, auto or realtime (default: ${DEFAULT-VALUE}, as `goodput proxy`'s).")
     String proxyPriority;
 
     @Override
@@ -28,7 +28,7 @@ public final class BenchProxyCommand implements Callable<Integer> {
         final dev.goodput.capture.TimingPriority generator = options.priority(spec);
         final dev.goodput.capture.TimingPriority proxy;
         try {
-            proxy = proxyPriority == null ? generator : dev.goodput.capture.TimingPriority.parse(proxyPriority);
+            proxy = dev.goodput.capture.TimingPriority.parse(proxyPriority);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--proxy-timing-priority: " + e.getMessage());
         }

@@ -70,7 +70,7 @@ public final class ProxyBenchmark {
      * asked for, since every process of the benchmark shares them.
      */
     private record Phase(long ok, Histogram ttft, Histogram itl, long chunks, double wallS, Map<String, RequestEvent> events,
-                         double simCores, double brokerCores, double proxyCores, double generatorCores) {
+                         double simCores, double brokerCores, double proxyCores, double generatorCores, Map<String, Double> jvmThreads) {
         /** Proxy CPU seconds per forwarded chunk, in microseconds. */
         double cpuUsPerChunk() {
             return proxyCpuS() * 1e6 / Math.max(1, chunks);
@@ -103,13 +103,18 @@ public final class ProxyBenchmark {
                 final long[] pids = {sim.pid(), broker.pid()};
                 final CpuSource goodput = () -> cpuTicks(proxy.pid());
                 final CpuSource none = () -> 0;
-                phase(through, corpus, 100, 5, pids, goodput);
-                phase(viaNginx, corpus, 100, 5, pids, nginx::cpuTicks);
-                phase(direct, corpus, 100, 5, pids, none);
+                // warm-up, each path alike (discarded): 20 s at 1,000 streams, then 10 s at 100. With 5 s at 100 alone the
+                // proxy JVM's C2 compiler was still at work in the measured 100-stream phase (0.11 of its 0.32 cores; 0.08
+                // after 10 s at 1,000 and 5 s at 100): a long-running proxy's steady state is what is compared, and the JIT's
+                // share of each measured phase is printed with it
+                for (String path : List.of(through, viaNginx, direct)) {
+                    phase(path, corpus, 1000, 20, pids, none);
+                    phase(path, corpus, 100, 10, pids, none);
+                }
                 for (int streams : new int[] {100, 1000}) {
                     final Phase d = phase(direct, corpus, streams, seconds, pids, none);
                     final Phase n = phase(viaNginx, corpus, streams, seconds, pids, nginx::cpuTicks);
-                    final Phase p = phase(through, corpus, streams, seconds, pids, goodput);
+                    final Phase p = phase(through, corpus, streams, seconds, pids, goodput, proxy.pid());
                     print(streams + " streams", d, n, p);
                     bars(streams, d, n, p);
                     ownTtft(p, broker.value(), registry.url());
@@ -125,11 +130,11 @@ public final class ProxyBenchmark {
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
                 final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
                 final String viaNginx = "http://127.0.0.1:" + nginx.port() + "/v1";
-                phase(through, corpus, 1000, 5, pids, () -> cpuTicks(proxy.pid()));
-                phase(viaNginx, corpus, 1000, 5, pids, nginx::cpuTicks);
+                phase(through, corpus, 1000, 20, pids, () -> cpuTicks(proxy.pid()));
+                phase(viaNginx, corpus, 1000, 20, pids, nginx::cpuTicks);
                 final Phase d = phase(direct, corpus, 1000, seconds, pids, () -> 0);
                 final Phase n = phase(viaNginx, corpus, 1000, seconds, pids, nginx::cpuTicks);
-                final Phase p = phase(through, corpus, 1000, seconds, pids, () -> cpuTicks(proxy.pid()));
+                final Phase p = phase(through, corpus, 1000, seconds, pids, () -> cpuTicks(proxy.pid()), proxy.pid());
                 print("1000 fast streams", d, n, p);
             }
         }
@@ -154,6 +159,11 @@ public final class ProxyBenchmark {
                     name, path.getKey(), x.ok(), ms(x.ttft(), 50), ms(x.ttft(), 99), ms(x.ttft(), 99) - ms(d.ttft(), 99), ms(x.itl(), 50),
                     ms(x.itl(), 99), ms(x.itl(), 99) - ms(d.itl(), 99), x.chunks() / x.wallS(), x.proxyCores(), x.cpuUsPerChunk(),
                     x.simCores(), x.brokerCores(), x.generatorCores());
+        }
+        if (p.jvmThreads() != null) {
+            out.printf(Locale.ROOT, "%-17s | goodput's proxy JVM by thread kind: JIT compilers %.3f, GC %.3f, the rest %.3f cores%n", name,
+                    p.jvmThreads().get(ThreadCpu.JIT), p.jvmThreads().get(ThreadCpu.GC),
+                    p.jvmThreads().get(ThreadCpu.OTHER) + p.jvmThreads().get(ThreadCpu.STREAM));
         }
         out.printf(Locale.ROOT, "%-17s | ratios goodput / nginx: TTFT p99 added %.2f, ITL p99 added %.2f, CPU per chunk %.2f%n", name,
                 ratio(ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(n.ttft(), 99) - ms(d.ttft(), 99)),
@@ -244,6 +254,12 @@ public final class ProxyBenchmark {
     }
 
     private Phase phase(String url, Corpus corpus, int streams, double durationS, long[] pids, CpuSource proxyCpu) throws Exception {
+        return phase(url, corpus, streams, durationS, pids, proxyCpu, 0);
+    }
+
+    /** @param jvmPid the proxy's JVM, whose threads are read by kind, or 0 */
+    private Phase phase(String url, Corpus corpus, int streams, double durationS, long[] pids, CpuSource proxyCpu, long jvmPid)
+            throws Exception {
         final Target target = new Target(url, true, "sim", null, Map.of(), "sim", Duration.ofSeconds(60), Duration.ofSeconds(30), false);
         final RunIdentity id = new RunIdentity("0".repeat(64), "bench", "sim", "sim", 1,
                 new Contract.Decoding(0, 1, null, null, false), "contains", 1.0);
@@ -280,6 +296,8 @@ public final class ProxyBenchmark {
         }
         cpu0[pids.length] = cpuTicks(ProcessHandle.current().pid());
         final long proxy0 = proxyCpu.ticks();
+        // the proxy JVM's CPU by kind: what its JIT compilers and collector took of the phase
+        final ThreadCpu.Snapshot threads0 = jvmPid == 0 ? null : ThreadCpu.take(jvmPid, "-");
         try (StreamingClient http = new StreamingClient(4096, priority)) {
             final LoadRun run = new LoadRun(new LoadRun.Settings(target, id, new Scenario(32, 64, null, streams, "cold"), corpus, "bench",
                     "poisson", null, 0, durationS, null, 0, null, 1_000, 1, Duration.ofSeconds(3600)), MicroClock.system());
@@ -291,7 +309,9 @@ public final class ProxyBenchmark {
             }
             cores[pids.length] = (cpuTicks(ProcessHandle.current().pid()) - cpu0[pids.length]) / 100.0 / wall;
             final double proxyCores = (proxyCpu.ticks() - proxy0) / 100.0 / wall;
-            return new Phase(ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], proxyCores, cores[2]);
+            final ThreadCpu.Snapshot threads1 = jvmPid == 0 ? null : ThreadCpu.take(jvmPid, "-");
+            return new Phase(ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], proxyCores, cores[2],
+                    threads0 == null || threads1 == null ? null : ThreadCpu.cores(threads0, threads1));
         }
     }
 

@@ -37,10 +37,11 @@ public final class ProxyMain {
                 new Contract.Decoding(0, 1, null, null, false), "contains", 1.0);
         final Target target = new Target(upstream + "/v1", true, "sim", null, Map.of(), "sim", Duration.ofSeconds(60),
                 Duration.ofSeconds(30), false);
-        final StreamingClient client = new StreamingClient(4096);
+        // as `goodput proxy`: Jetty's client only for a TLS upstream
+        final StreamingClient client = "http".equals(upstream.getScheme()) ? null : new StreamingClient(4096);
         final KafkaEventSink sink = new KafkaEventSink(props, new SchemaRegistryClient(args[2]), Topics.TOKENS.name(),
                 Topics.REQUESTS.name(), Topics.RUNS.name(), 4_000_000).closeWindowsAfter(Duration.ZERO);
-        final ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), upstream, client.http(),
+        final ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), upstream, client == null ? null : client.http(),
                 run, "observed", target, sink, MicroClock.system(), TimingPriority.parse(args.length > 3 ? args[3] : "auto"));
         System.err.println("proxy timing thread: " + proxy.timing());
         System.out.println("port=" + proxy.address().getPort());

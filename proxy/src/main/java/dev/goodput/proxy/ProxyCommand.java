@@ -84,9 +84,11 @@ public final class ProxyCommand implements Callable<Integer> {
     @Option(names = "--max-connections", defaultValue = "4096", description = "Connections to the upstream (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
-    @Option(names = "--timing-priority", defaultValue = "auto", description = "Scheduling class of the thread that forwards and times"
-            + " every byte (plain-HTTP upstreams): auto (real-time where permitted, else normal, said on start), realtime (or refuse to"
-            + " start), normal (default: ${DEFAULT-VALUE}).")
+    // normal by default, unlike the generator's: the proxy sits in its clients' path beside the server or gateway, and
+    // real-time cost it twice the CPU per chunk and half the chunks forwarded at 1,000 streams (docs/benchmarks.md)
+    @Option(names = "--timing-priority", defaultValue = "normal", description = "Scheduling class of the thread that forwards and times"
+            + " every byte (plain-HTTP upstreams): normal, auto (real-time where permitted, else normal, said on start) or realtime"
+            + " (or refuse to start); real-time times calls closer to the wire but costs more CPU per chunk (default: ${DEFAULT-VALUE}).")
     String timingPriority;
 
     @Option(names = "--client-idle-timeout", converter = Durations.Seconds.class, defaultValue = "75", description = "A client's"
@@ -136,10 +138,12 @@ public final class ProxyCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--timing-priority: " + e.getMessage());
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        try (StreamingClient client = new StreamingClient(maxConnections, TimingPriority.NORMAL);
+        // Jetty's client only for a TLS upstream: a plain-HTTP one is served by the selector proxy alone, and an idle
+        // client's selector and parsing threads still wake every few milliseconds (2.5 % of a core at 100 streams)
+        try (StreamingClient client = "http".equals(upstream.getScheme()) ? null : new StreamingClient(maxConnections, TimingPriority.NORMAL);
              KafkaEventSink sink = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
                      publishBuffer, run);
-             ProxyServer proxy = new ProxyServer(address, upstream, client.http(), RunIdentity.of(contract, run, target.targetId()),
+             ProxyServer proxy = new ProxyServer(address, upstream, client == null ? null : client.http(), RunIdentity.of(contract, run, target.targetId()),
                      scenarioId, target, sink, MicroClock.system(), priority).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000)))
                      .askUsage(askUsage).maxConnections(maxConnections).tokenizer(tokenizer)
                      .clientIdleTimeout(Duration.ofMillis(Math.round(clientIdleS * 1000)))) {

@@ -98,7 +98,7 @@ public final class ProxyServer implements AutoCloseable {
 
     /**
      * @param upstream   the server the proxy stands for: its scheme, host, port and path prefix
-     * @param http       the client for a TLS upstream
+     * @param http       the client for a TLS upstream (null for a plain-HTTP one, which does not use it)
      * @param scenarioId the scenario the observed requests are published under
      * @param target     how the upstream is called: timeouts (the request's and the stall's) and the secrets to mask in errors
      * @param priority   the scheduling class of the thread that forwards and times every byte (plain-HTTP upstreams)
