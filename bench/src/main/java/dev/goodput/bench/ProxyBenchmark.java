@@ -103,17 +103,22 @@ public final class ProxyBenchmark {
                 final long[] pids = {sim.pid(), broker.pid()};
                 final CpuSource goodput = () -> cpuTicks(proxy.pid());
                 final CpuSource none = () -> 0;
-                // warm-up, each path alike (discarded): 20 s at 1,000 streams, then 10 s at 100. With 5 s at 100 alone the
-                // proxy JVM's C2 compiler was still at work in the measured 100-stream phase (0.11 of its 0.32 cores; 0.08
-                // after 10 s at 1,000 and 5 s at 100): a long-running proxy's steady state is what is compared, and the JIT's
-                // share of each measured phase is printed with it
+                // warm-up, each path alike (discarded): 10 s at 1,000 streams and 5 s at 100 first, then 10 s of the
+                // phase's own load right before each measured phase. With 5 s at 100 streams alone the proxy JVM's C2
+                // compiler took 0.11 of its 0.32 cores in the measured 100-stream phase, and still 0.02-0.07 when the
+                // warm-up came a minute and a half of other paths' phases earlier (a JVM idle that long meets the load
+                // again with recompiles): a long-running proxy's steady state is what is compared, and the JIT's share
+                // of each measured phase is printed with it
                 for (String path : List.of(through, viaNginx, direct)) {
-                    phase(path, corpus, 1000, 20, pids, none);
-                    phase(path, corpus, 100, 10, pids, none);
+                    phase(path, corpus, 1000, 10, pids, none);
+                    phase(path, corpus, 100, 5, pids, none);
                 }
                 for (int streams : new int[] {100, 1000}) {
+                    phase(direct, corpus, streams, 10, pids, none);
                     final Phase d = phase(direct, corpus, streams, seconds, pids, none);
+                    phase(viaNginx, corpus, streams, 10, pids, none);
                     final Phase n = phase(viaNginx, corpus, streams, seconds, pids, nginx::cpuTicks);
+                    phase(through, corpus, streams, 10, pids, none);
                     final Phase p = phase(through, corpus, streams, seconds, pids, goodput, proxy.pid());
                     print(streams + " streams", d, n, p);
                     bars(streams, d, n, p);
@@ -130,10 +135,12 @@ public final class ProxyBenchmark {
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
                 final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
                 final String viaNginx = "http://127.0.0.1:" + nginx.port() + "/v1";
-                phase(through, corpus, 1000, 20, pids, () -> cpuTicks(proxy.pid()));
-                phase(viaNginx, corpus, 1000, 20, pids, nginx::cpuTicks);
+                // each path warmed right before it is measured; the proxy's JVM is new here, so for longer
+                phase(direct, corpus, 1000, 10, pids, () -> 0);
                 final Phase d = phase(direct, corpus, 1000, seconds, pids, () -> 0);
+                phase(viaNginx, corpus, 1000, 10, pids, () -> 0);
                 final Phase n = phase(viaNginx, corpus, 1000, seconds, pids, nginx::cpuTicks);
+                phase(through, corpus, 1000, 20, pids, () -> 0);
                 final Phase p = phase(through, corpus, 1000, seconds, pids, () -> cpuTicks(proxy.pid()), proxy.pid());
                 print("1000 fast streams", d, n, p);
             }
