@@ -260,6 +260,9 @@ public final class ProxyBenchmark {
         return v[(int) Math.ceil(0.99 * v.length) - 1] - v[(int) Math.ceil(0.50 * v.length) - 1];
     }
 
+    /** A Kafka Streams application id no thread of the proxy's JVM is named after: its threads are JIT, GC or the rest. */
+    private static final String NO_STREAMS_APP = "-";
+
     private Phase phase(String url, Corpus corpus, int streams, double durationS, long[] pids, CpuSource proxyCpu) throws Exception {
         return phase(url, corpus, streams, durationS, pids, proxyCpu, 0);
     }
@@ -304,7 +307,7 @@ public final class ProxyBenchmark {
         cpu0[pids.length] = cpuTicks(ProcessHandle.current().pid());
         final long proxy0 = proxyCpu.ticks();
         // the proxy JVM's CPU by kind: what its JIT compilers and collector took of the phase
-        final ThreadCpu.Snapshot threads0 = jvmPid == 0 ? null : ThreadCpu.take(jvmPid, "-");
+        final ThreadCpu.Snapshot threads0 = jvmPid == 0 ? null : ThreadCpu.take(jvmPid, NO_STREAMS_APP);
         try (StreamingClient http = new StreamingClient(4096, priority)) {
             final LoadRun run = new LoadRun(new LoadRun.Settings(target, id, new Scenario(32, 64, null, streams, "cold"), corpus, "bench",
                     "poisson", null, 0, durationS, null, 0, null, 1_000, 1, Duration.ofSeconds(3600)), MicroClock.system());
@@ -316,7 +319,7 @@ public final class ProxyBenchmark {
             }
             cores[pids.length] = (cpuTicks(ProcessHandle.current().pid()) - cpu0[pids.length]) / 100.0 / wall;
             final double proxyCores = (proxyCpu.ticks() - proxy0) / 100.0 / wall;
-            final ThreadCpu.Snapshot threads1 = jvmPid == 0 ? null : ThreadCpu.take(jvmPid, "-");
+            final ThreadCpu.Snapshot threads1 = jvmPid == 0 ? null : ThreadCpu.take(jvmPid, NO_STREAMS_APP);
             return new Phase(ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], proxyCores, cores[2],
                     threads0 == null || threads1 == null ? null : ThreadCpu.cores(threads0, threads1));
         }

@@ -42,7 +42,7 @@ public final class ProxyMain {
         final KafkaEventSink sink = new KafkaEventSink(props, new SchemaRegistryClient(args[2]), Topics.TOKENS.name(),
                 Topics.REQUESTS.name(), Topics.RUNS.name(), 4_000_000).closeWindowsAfter(Duration.ZERO);
         final ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), upstream, client == null ? null : client.http(),
-                run, "observed", target, sink, MicroClock.system(), TimingPriority.parse(args.length > 3 ? args[3] : "auto"));
+                run, "observed", target, sink, MicroClock.system(), TimingPriority.parse(args.length > 3 ? args[3] : "normal"));
         System.err.println("proxy timing thread: " + proxy.timing());
         System.out.println("port=" + proxy.address().getPort());
         System.out.flush();

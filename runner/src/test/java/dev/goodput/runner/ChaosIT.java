@@ -21,6 +21,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.config.Durations;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.kafka.KafkaBrokerExtension;
@@ -68,7 +69,7 @@ class ChaosIT {
             final String out;
             final Map<String, String> expected;
             final Instant injected;
-            // short windows (2 s, grace 1 s): windows close soon after the injection, and the closing wait is 3 s
+            // short windows (2 s, grace 5 s): windows close soon after the injection, and the closing wait is 7 s
             try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--bootstrap-server", KAFKA.kafka().bootstrapServers(),
                     "--schema-registry", registry.url(), "--contract", "../config/contract.yaml", "--matrix",
                     "../config/scenarios.yaml", "--prices", "../config/prices.yaml", "--report-dir", dir.resolve("reports").toString(),
@@ -79,8 +80,8 @@ class ChaosIT {
                 Thread.sleep(8_000);
                 injected = Instant.now();
                 expected = inject(client);
-                // windows must keep closing after the injection: two windows and a grace (5 s), and as long again
-                Thread.sleep(10_000);
+                // windows must keep closing after the injection: two windows and a grace (9 s), and more
+                Thread.sleep(14_000);
                 out = demo.interruptAndWait();
             }
             assertThat(out).contains("Stopped.").doesNotContain("stopped:").doesNotContain("WARNING");
@@ -168,9 +169,9 @@ class ChaosIT {
     }
 
     private static final int HUGE = 5 * 1024 * 1024;
-    /** The demo's windowing, ChildCli.SHORT_WINDOWS. */
-    private static final long WINDOW_US = 2_000_000L;
-    private static final long GRACE_US = 1_000_000L;
+    /** The demo's windowing, as ChildCli.SHORT_WINDOWS sets it. */
+    private static final long WINDOW_US = Durations.parse(ChildCli.SHORT_WINDOWS.get("GOODPUT_WINDOW"), "window").toNanos() / 1_000;
+    private static final long GRACE_US = Durations.parse(ChildCli.SHORT_WINDOWS.get("GOODPUT_GRACE"), "grace").toNanos() / 1_000;
     private static String runOfTheDemo;
 
     private static RequestEvent inRun(RequestEvent e) {

@@ -42,9 +42,9 @@ class ReplayIT {
 
     @Test
     void aReplayEqualsTheLiveRunAndAWhatIfCountsExactly(@TempDir Path dir) throws Exception {
-        // 2 s windows and 1 s grace: a 12 s run closes five or six windows, and the replays must read that windowing
-        // back from the live run's window records (not the 10 s default) to give the same bytes
-        try (LiveRun run = new LiveRun(KAFKA.kafka(), dir, Duration.ofSeconds(2), Duration.ofSeconds(1))) {
+        // 2 s windows (the production 5 s grace): a 12 s run closes five or six windows, and the replays must read that
+        // windowing back from the live run's window records (not the 10 s default) to give the same bytes
+        try (LiveRun run = new LiveRun(KAFKA.kafka(), dir, Duration.ofSeconds(2), Duration.ofSeconds(5))) {
             final SchemaRegistryClient client = run.client;
             // the live run: the streams-app processes events as the generator publishes them, and the sink prices them
             final SinkCommand.Running liveSink = SinkCommand.start(run.props, client,

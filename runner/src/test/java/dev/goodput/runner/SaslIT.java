@@ -103,14 +103,14 @@ class SaslIT {
                     "--run-id", "sasl-run", "--out", dir.resolve("report").toString())).isZero();
             assertThat(dir.resolve("report").resolve("index.html")).exists();
 
-            // short windows, so the demo's closing wait (a window and its grace) is 3 s, not 15 s
+            // short windows, so the demo's closing wait (a window and its grace) is 7 s, not 15 s
             try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--command-config", cc, "--schema-registry", url,
                     "--contract", "../config/contract.yaml", "--matrix", "../config/scenarios.yaml", "--prices",
                     "../config/prices.yaml", "--data-dir", dir.resolve("demo").toString(), "--report-dir",
                     dir.resolve("demo-reports").toString(), "--scenario-seconds", "3", "--duration", "15s")) {
                 final int rc = demo.waitForExit();
                 assertThat(rc).as(demo.output()).isZero();
-                assertThat(demo.output()).contains("(external cluster)").contains("2 s windows, 1 s grace").contains("Stopped.");
+                assertThat(demo.output()).contains("(external cluster)").contains("2 s windows, 5 s grace").contains("Stopped.");
             }
         }
     }
