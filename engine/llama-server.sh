@@ -53,14 +53,17 @@ if [ ! -x "$bin" ]; then
 fi
 
 # 3. the model: random weights, the real Llama-2 tokenizer
+# (rewritten when tiny_llama_gguf.py changes: its hash is stamped beside the model)
 model="$cache/models/tiny-llama2.gguf"
-if [ ! -f "$model" ]; then
+stamp="$(sha256sum "$here/tiny_llama_gguf.py" | cut -c1-16)"
+if [ ! -f "$model" ] || [ "$(cat "$model.stamp" 2>/dev/null)" != "$stamp" ]; then
   py="${PYTHON:-python3}"
   "$py" -c 'import numpy' 2>/dev/null || "$py" -m pip install -q numpy
   mkdir -p "$cache/models"
   PYTHONPATH="$src/gguf-py" "$py" "$here/tiny_llama_gguf.py" \
     --vocab "$src/models/ggml-vocab-llama-spm.gguf" --out "$model.tmp"
   mv "$model.tmp" "$model"
+  echo "$stamp" > "$model.stamp"
 fi
 
 # 4. the same tokenizer as a Hugging Face tokenizer.json, for the contract's file tokenizer

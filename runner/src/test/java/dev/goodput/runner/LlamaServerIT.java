@@ -160,7 +160,8 @@ class LlamaServerIT {
                 assertThat(e.getStatus()).as(e.getErrorMessage()).isEqualTo(RequestStatus.OK);
                 assertThat(e.getServerTimings()).as("the engine's timings").isNotNull();
                 assertThat(e.getOutputTokens()).isEqualTo(e.getServerTimings().getPredictedN()).isEqualTo(96);
-                assertThat(e.getContentChunks()).isEqualTo(96);
+                assertThat(e.getContentChunks()).as("one text chunk per token: the test model never picks a textless"
+                        + " token (engine/tiny_llama_gguf.py)").isEqualTo(96);
                 client += Micros.of(e.getLastChunkTimeUs()) - Micros.of(e.getFirstChunkTimeUs());
                 engine += e.getServerTimings().getPredictedMs() * 1000;
             }
