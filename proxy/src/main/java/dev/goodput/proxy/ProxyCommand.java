@@ -81,6 +81,11 @@ public final class ProxyCommand implements Callable<Integer> {
     @Option(names = "--stall-timeout", converter = Durations.Seconds.class, defaultValue = "60", description = "Upstream silence that ends a request, seconds (default: ${DEFAULT-VALUE}).")
     double stallS;
 
+    @Option(names = "--observer-nice", defaultValue = "0", description = "Nice value (1-19) for the threads that parse, build and"
+            + " publish the events, so that under CPU contention forwarding goes first; 0 leaves them as the forwarding thread"
+            + " (default: ${DEFAULT-VALUE}).")
+    int observerNice;
+
     @Option(names = "--max-connections", defaultValue = "4096", description = "Connections to the upstream (default: ${DEFAULT-VALUE}).")
     int maxConnections;
 
@@ -113,6 +118,9 @@ public final class ProxyCommand implements Callable<Integer> {
         final InetSocketAddress address = listen;
         if (!"http".equals(upstream.getScheme()) && !"https".equals(upstream.getScheme())) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--upstream must be an http:// or https:// URL, got " + upstream);
+        }
+        if (observerNice < 0 || observerNice > 19) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--observer-nice: 0 (off) to 19, was " + observerNice);
         }
         final Contract contract = ContractLoader.load(contractFile);
         final TokenCounter tokenizer;
@@ -152,6 +160,9 @@ public final class ProxyCommand implements Callable<Integer> {
                     rollEveryS > 0 ? "-0001 (rolls over every " + rollEveryS + " s)" : "", scenarioId, contract.id()));
             // said, as the generator says what its timing threads got
             out.println("timing thread: " + proxy.timing());
+            if (observerNice > 0) {
+                out.println("observing threads: " + proxy.lowerObservers(observerNice));
+            }
             final Thread hook = new Thread(stopped::countDown, "goodput-proxy-shutdown");
             Runtime.getRuntime().addShutdownHook(hook);
             final long every = Math.max(1, Math.round(progressS * 1000));

@@ -177,6 +177,15 @@ public final class ProxyServer implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Lowers the observing threads (parsing, events, Kafka) to {@code nice}, so that under CPU
+     * contention forwarding goes first; call once the proxy and its sink are up. Returns what was
+     * done, to be said on start ({@link ObserverNice}).
+     */
+    public String lowerObservers(int nice) {
+        return ObserverNice.apply(nice);
+    }
+
     long clientIdleNanos() {
         return clientIdleNanos;
     }

@@ -1,0 +1,85 @@
+package dev.goodput.proxy;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Lowers the scheduling priority (raises the nice value) of the proxy's observing threads: the
+ * observing worker, the publisher, the ticker and Kafka's sender. Under CPU contention the threads
+ * that forward and time the bytes then go first, and observing catches up when the machine has
+ * room. Raising a nice value needs no privilege. Java has no API for it, so it is set with
+ * util-linux's {@code renice} on each thread's id, found by its name in {@code /proc/self/task}
+ * (the kernel keeps a name's first 15 bytes).
+ */
+final class ObserverNice {
+
+    /** The observing threads' names, as the kernel keeps them. */
+    static final List<String> THREADS = List.of("goodput-proxy-o", "goodput-publish", "goodput-ticker", "kafka-producer-");
+
+    private ObserverNice() {
+    }
+
+    /** Whether a thread of this name observes (and is lowered) rather than forwards. */
+    static boolean observing(String comm) {
+        return named(comm, THREADS);
+    }
+
+    private static boolean named(String comm, List<String> prefixes) {
+        return prefixes.stream().anyMatch(comm::startsWith);
+    }
+
+    /**
+     * Sets {@code nice} on every observing thread of this JVM.
+     *
+     * @return what was done, to be said on start: "nice 10 on 4 observing threads", or why not
+     */
+    static String apply(int nice) {
+        return apply(nice, THREADS);
+    }
+
+    /** Sets {@code nice} on every thread of this JVM whose kernel name starts with one of {@code prefixes}. */
+    static String apply(int nice, List<String> prefixes) {
+        if (nice < 1 || nice > 19) {
+            throw new IllegalArgumentException("the observing threads' nice is 1 to 19, was " + nice);
+        }
+        final List<String> tids = new ArrayList<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                try {
+                    if (named(Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip(), prefixes)) {
+                        tids.add(task.getFileName().toString());
+                    }
+                } catch (IOException ended) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "not lowered (no /proc/self/task: " + e.getMessage() + ")";
+        }
+        if (tids.isEmpty()) {
+            return "not lowered (no observing thread found)";
+        }
+        final List<String> cmd = new ArrayList<>(List.of("renice", "-n", Integer.toString(nice), "-p"));
+        cmd.addAll(tids);
+        try {
+            final Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            final String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                return "not lowered (renice: " + (output.isEmpty() ? "failed" : output) + ")";
+            }
+        } catch (IOException e) {
+            return "not lowered (renice not found: util-linux)";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "not lowered (interrupted)";
+        }
+        return String.format(Locale.ROOT, "nice %d on %d observing threads", nice, tids.size());
+    }
+}
