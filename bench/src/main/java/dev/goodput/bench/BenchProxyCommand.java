@@ -23,6 +23,18 @@ public final class BenchProxyCommand implements Callable<Integer> {
             + " normal, auto or realtime (default: ${DEFAULT-VALUE}, as `goodput proxy`'s).")
     String proxyPriority;
 
+    @CommandLine.Option(names = "--streams", split = ",", defaultValue = "100,1000", description = "Concurrencies to measure"
+            + " (default: ${DEFAULT-VALUE}); the fast-stream phase runs with 1000.")
+    int[] streams;
+
+    @CommandLine.Option(names = "--rounds", defaultValue = "3", description = "Rounds per concurrency: each path measured --seconds"
+            + " per round, the three taking turns, the rounds merged (default: ${DEFAULT-VALUE}).")
+    int rounds;
+
+    @CommandLine.Option(names = "--proxy-observer-nice", defaultValue = "0", description = "The proxy's --observer-nice"
+            + " (default: ${DEFAULT-VALUE}, as `goodput proxy`'s).")
+    int observerNice;
+
     @Override
     public Integer call() throws Exception {
         final dev.goodput.capture.TimingPriority generator = options.priority(spec);
@@ -32,7 +44,18 @@ public final class BenchProxyCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--proxy-timing-priority: " + e.getMessage());
         }
-        new ProxyBenchmark(System.out, options.corpus, options.seconds, generator, proxy).run();
+        if (rounds < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rounds: at least 1, was " + rounds);
+        }
+        for (int s : streams) {
+            if (s < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--streams: each at least 1, was " + s);
+            }
+        }
+        if (observerNice < 0 || observerNice > 19) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--proxy-observer-nice: 0 (off) to 19, was " + observerNice);
+        }
+        new ProxyBenchmark(System.out, options.corpus, options.seconds, generator, proxy, streams, rounds, observerNice).run();
         return 0;
     }
 }

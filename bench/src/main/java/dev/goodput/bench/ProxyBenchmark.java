@@ -22,6 +22,7 @@ import dev.goodput.capture.Target;
 import dev.goodput.capture.TimingPriority;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.Corpus;
+import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.Micros;
 import dev.goodput.generator.load.LoadRun;
 import dev.goodput.generator.load.Scenario;
@@ -40,7 +41,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
  * Measures the proxy against the reverse proxy an SRE would put there anyway: client-seen TTFT and
  * ITL direct, through nginx ({@link NginxProxy}, configured for streaming) and through Goodput's
  * proxy, side by side in one run against the simulator, at 100 and 1,000 concurrent streams; and
- * each proxy's CPU per forwarded chunk. The simulator, the broker and Goodput's proxy each run in a
+ * each proxy's CPU per forwarded chunk. At each concurrency the three paths take turns for a number
+ * of rounds (each round in another order) and each path's rounds are merged. The simulator, the broker and Goodput's proxy each run in a
  * child JVM, so each proxy's CPU is read from its own processes ({@code /proc/<pid>/stat}: the
  * JVM; nginx's master and workers); the load generator runs here. Run with
  * {@code ./goodput bench-proxy}. Prints its figures and #36's bars, met or not; asserts nothing.
@@ -52,33 +54,27 @@ public final class ProxyBenchmark {
     private final double seconds;
     private final TimingPriority priority;
     private final TimingPriority proxyPriority;
+    private final int[] streamLevels;
+    private final int rounds;
+    private final int observerNice;
 
     /**
      * @param priority      the load generator's timing threads
      * @param proxyPriority the proxy's selector thread
+     * @param streamLevels  the concurrencies measured (100 and 1,000 for #36's bars)
+     * @param rounds        how many times each path is measured at a level, the three paths taking turns
+     * @param observerNice  the nice value of the proxy's observing threads (0: as its forwarding thread)
      */
-    public ProxyBenchmark(PrintStream out, Path corpusFile, double seconds, TimingPriority priority, TimingPriority proxyPriority) {
+    public ProxyBenchmark(PrintStream out, Path corpusFile, double seconds, TimingPriority priority, TimingPriority proxyPriority,
+                          int[] streamLevels, int rounds, int observerNice) {
         this.out = out;
         this.corpusFile = corpusFile;
         this.seconds = seconds;
         this.priority = priority;
         this.proxyPriority = proxyPriority;
-    }
-
-    /**
-     * One phase's client-side figures, and each process's CPU over it (cores): what the 2 cores were
-     * asked for, since every process of the benchmark shares them.
-     */
-    private record Phase(long ok, Histogram ttft, Histogram itl, long chunks, double wallS, Map<String, RequestEvent> events,
-                         double simCores, double brokerCores, double proxyCores, double generatorCores, Map<String, Double> jvmThreads) {
-        /** Proxy CPU seconds per forwarded chunk, in microseconds. */
-        double cpuUsPerChunk() {
-            return proxyCpuS() * 1e6 / Math.max(1, chunks);
-        }
-
-        double proxyCpuS() {
-            return proxyCores * wallS;
-        }
+        this.streamLevels = streamLevels.clone();
+        this.rounds = rounds;
+        this.observerNice = observerNice;
     }
 
     public void run() throws Exception {
@@ -92,14 +88,16 @@ public final class ProxyBenchmark {
             // decode step 20 ms: 1,000 streams offer 50,000 chunks/s
             try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.simulator.SimMain", "port=", corpusFile.toString(), "4096", "20000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
-                         broker.value(), registry.url(), proxyPriority.name());
+                         broker.value(), registry.url(), proxyPriority.name(),
+                         Integer.toString(observerNice));
                  NginxProxy nginx = NginxProxy.start(Integer.parseInt(sim.value()))) {
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
                 final String through = "http://127.0.0.1:" + proxy.value() + "/v1";
                 final String viaNginx = "http://127.0.0.1:" + nginx.port() + "/v1";
-                out.printf(Locale.ROOT, "simulator, broker and proxy in child JVMs, nginx (%d processes) beside them; %d cores; %.0f s per"
-                        + " phase; timing threads: generator %s, proxy %s%n", nginx.pids().length,
-                        Runtime.getRuntime().availableProcessors(), seconds, priority, proxyPriority);
+                out.printf(Locale.ROOT, "simulator, broker and proxy in child JVMs, nginx (%d processes) beside them; %d cores; %d rounds"
+                        + " of %.0f s per path and concurrency, the paths taking turns; timing threads: generator %s, proxy %s; proxy's observing"
+                        + " threads: %s%n", nginx.pids().length, Runtime.getRuntime().availableProcessors(), rounds, seconds, priority,
+                        proxyPriority, observerNice == 0 ? "as its forwarding thread" : "nice " + observerNice);
                 final long[] pids = {sim.pid(), broker.pid()};
                 final CpuSource goodput = () -> cpuTicks(proxy.pid());
                 final CpuSource none = () -> 0;
@@ -113,23 +111,42 @@ public final class ProxyBenchmark {
                     phase(path, corpus, 1000, 10, pids, none);
                     phase(path, corpus, 100, 5, pids, none);
                 }
-                for (int streams : new int[] {100, 1000}) {
-                    phase(direct, corpus, streams, 10, pids, none);
-                    final Phase d = phase(direct, corpus, streams, seconds, pids, none);
-                    phase(viaNginx, corpus, streams, 10, pids, none);
-                    final Phase n = phase(viaNginx, corpus, streams, seconds, pids, nginx::cpuTicks);
-                    phase(through, corpus, streams, 10, pids, none);
-                    final Phase p = phase(through, corpus, streams, seconds, pids, goodput, proxy.pid());
+                for (int streams : streamLevels) {
+                    // the three paths take turns, each round in another order, so that what the machine does meanwhile
+                    // (other processes, the broker's log, the simulator's step phase) falls on all three alike: measured one
+                    // after the other once each, direct's own TTFT p99 at 100 streams moved 46.5-66.7 ms between runs, more
+                    // than the 1 ms the bar compares
+                    final Map<String, ProxyPhase> merged = new java.util.HashMap<>();
+                    final List<String> order = new ArrayList<>(List.of(direct, viaNginx, through));
+                    for (String path : order) {
+                        phase(path, corpus, streams, 10, pids, none);
+                    }
+                    for (int r = 0; r < rounds; r++) {
+                        for (String path : order) {
+                            final CpuSource cpu = path.equals(through) ? goodput : path.equals(viaNginx) ? nginx::cpuTicks : none;
+                            final ProxyPhase x = phase(path, corpus, streams, SEGMENT_WARMUP_S, seconds, pids, cpu,
+                                    path.equals(through) ? proxy.pid() : 0);
+                            merged.merge(path, x, ProxyPhase::plus);
+                        }
+                        java.util.Collections.rotate(order, 1);
+                    }
+                    final ProxyPhase d = merged.get(direct);
+                    final ProxyPhase n = merged.get(viaNginx);
+                    final ProxyPhase p = merged.get(through);
                     print(streams + " streams", d, n, p);
                     bars(streams, d, n, p);
                     ownTtft(p, broker.value(), registry.url());
                 }
             }
+            if (java.util.Arrays.stream(streamLevels).noneMatch(s -> s == 1000)) {
+                return;
+            }
             // as bench-producer measures the generator: many fast streams (1,000 x 2 ms steps offer 500,000 chunks/s),
             // so that a read holds several chunks, as it does when a server streams faster than the proxy reads
             try (ChildJvm sim = ChildJvm.start(flags, "dev.goodput.simulator.SimMain", "port=", corpusFile.toString(), "4096", "2000", "0");
                  ChildJvm proxy = ChildJvm.start(flags, ProxyMain.class.getName(), "port=", "http://127.0.0.1:" + sim.value(),
-                         broker.value(), registry.url(), proxyPriority.name());
+                         broker.value(), registry.url(), proxyPriority.name(),
+                         Integer.toString(observerNice));
                  NginxProxy nginx = NginxProxy.start(Integer.parseInt(sim.value()))) {
                 final long[] pids = {sim.pid(), broker.pid()};
                 final String direct = "http://127.0.0.1:" + sim.value() + "/v1";
@@ -137,11 +154,11 @@ public final class ProxyBenchmark {
                 final String viaNginx = "http://127.0.0.1:" + nginx.port() + "/v1";
                 // each path warmed right before it is measured; the proxy's JVM is new here, so for longer
                 phase(direct, corpus, 1000, 10, pids, () -> 0);
-                final Phase d = phase(direct, corpus, 1000, seconds, pids, () -> 0);
+                final ProxyPhase d = phase(direct, corpus, 1000, seconds, pids, () -> 0);
                 phase(viaNginx, corpus, 1000, 10, pids, () -> 0);
-                final Phase n = phase(viaNginx, corpus, 1000, seconds, pids, nginx::cpuTicks);
+                final ProxyPhase n = phase(viaNginx, corpus, 1000, seconds, pids, nginx::cpuTicks);
                 phase(through, corpus, 1000, 20, pids, () -> 0);
-                final Phase p = phase(through, corpus, 1000, seconds, pids, () -> cpuTicks(proxy.pid()), proxy.pid());
+                final ProxyPhase p = phase(through, corpus, 1000, 0, seconds, pids, () -> cpuTicks(proxy.pid()), proxy.pid());
                 print("1000 fast streams", d, n, p);
             }
         }
@@ -153,19 +170,24 @@ public final class ProxyBenchmark {
         long ticks() throws java.io.IOException;
     }
 
-    private void print(String name, Phase d, Phase n, Phase p) {
-        final Map<String, Phase> paths = new java.util.LinkedHashMap<>();
+    private void print(String name, ProxyPhase d, ProxyPhase n, ProxyPhase p) {
+        final Map<String, ProxyPhase> paths = new java.util.LinkedHashMap<>();
         paths.put("direct", d);
         paths.put("nginx", n);
         paths.put("goodput", p);
-        for (Map.Entry<String, Phase> path : paths.entrySet()) {
-            final Phase x = path.getValue();
+        for (Map.Entry<String, ProxyPhase> path : paths.entrySet()) {
+            final ProxyPhase x = path.getValue();
             out.printf(Locale.ROOT, "%-17s | %-7s | %6d ok | TTFT p50 %8.3f ms p99 %8.3f ms (added %+8.3f) | ITL p50 %7.3f ms p99 %7.3f ms"
                             + " (added %+7.3f) | %8.0f chunks/s | proxy %.2f cores, %6.2f us CPU per chunk | simulator %.2f, broker %.2f,"
                             + " generator %.2f cores%n",
                     name, path.getKey(), x.ok(), ms(x.ttft(), 50), ms(x.ttft(), 99), ms(x.ttft(), 99) - ms(d.ttft(), 99), ms(x.itl(), 50),
                     ms(x.itl(), 99), ms(x.itl(), 99) - ms(d.itl(), 99), x.chunks() / x.wallS(), x.proxyCores(), x.cpuUsPerChunk(),
                     x.simCores(), x.brokerCores(), x.generatorCores());
+        }
+        if (d.firstWave().getTotalCount() > 0) {
+            out.printf(Locale.ROOT, "%-17s | not compared: each phase's warm-up, its streams starting at once on new connections: TTFT p99"
+                            + " direct %.3f ms, nginx %.3f ms, goodput %.3f ms%n", name, ms(d.firstWave(), 99), ms(n.firstWave(), 99),
+                    ms(p.firstWave(), 99));
         }
         if (p.jvmThreads() != null) {
             out.printf(Locale.ROOT, "%-17s | goodput's proxy JVM by thread kind: JIT compilers %.3f, GC %.3f, the rest %.3f cores%n", name,
@@ -186,7 +208,7 @@ public final class ProxyBenchmark {
      * most 1.5x nginx's at 1,000 (nginx's addition floored at 0: a proxy cannot be asked to be faster
      * than direct); CPU per forwarded chunk at most 2x nginx's.
      */
-    private void bars(int streams, Phase d, Phase n, Phase p) {
+    private void bars(int streams, ProxyPhase d, ProxyPhase n, ProxyPhase p) {
         final double goodput = ms(p.ttft(), 99) - ms(d.ttft(), 99);
         final double nginx = Math.max(0, ms(n.ttft(), 99) - ms(d.ttft(), 99));
         final double allowed = streams <= 100 ? nginx + 1 : 1.5 * nginx;
@@ -205,7 +227,7 @@ public final class ProxyBenchmark {
      * the TTFT its client saw (from its actual send), call by call: the proxy's request id carries
      * the client's {@code X-Request-Id}.
      */
-    private void ownTtft(Phase p, String bootstrap, String registryUrl) throws InterruptedException {
+    private void ownTtft(ProxyPhase p, String bootstrap, String registryUrl) throws InterruptedException {
         final Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         final Histogram diff = new Histogram(3_600_000_000L, 3);
@@ -260,16 +282,39 @@ public final class ProxyBenchmark {
         return v[(int) Math.ceil(0.99 * v.length) - 1] - v[(int) Math.ceil(0.50 * v.length) - 1];
     }
 
+    /** The warm-up inside each measured phase of the rounds: its streams' first wave, on new connections, is not counted. */
+    private static final double SEGMENT_WARMUP_S = 3;
+
     /** A Kafka Streams application id no thread of the proxy's JVM is named after: its threads are JIT, GC or the rest. */
     private static final String NO_STREAMS_APP = "-";
 
-    private Phase phase(String url, Corpus corpus, int streams, double durationS, long[] pids, CpuSource proxyCpu) throws Exception {
-        return phase(url, corpus, streams, durationS, pids, proxyCpu, 0);
+    private ProxyPhase phase(String url, Corpus corpus, int streams, double durationS, long[] pids, CpuSource proxyCpu) throws Exception {
+        return phase(url, corpus, streams, 0, durationS, pids, proxyCpu, 0);
     }
 
-    /** @param jvmPid the proxy's JVM, whose threads are read by kind, or 0 */
-    private Phase phase(String url, Corpus corpus, int streams, double durationS, long[] pids, CpuSource proxyCpu, long jvmPid)
-            throws Exception {
+    /** What is counted from the end of a phase's warm-up: the CPU of each process, and the proxy JVM's by thread kind. */
+    private record Counters(long atNanos, long[] ticks, long proxyTicks, ThreadCpu.Snapshot threads) {
+        static Counters take(long[] pids, CpuSource proxyCpu, long jvmPid) throws java.io.IOException {
+            final long[] t = new long[pids.length + 1];
+            for (int i = 0; i < pids.length; i++) {
+                t[i] = cpuTicks(pids[i]);
+            }
+            t[pids.length] = cpuTicks(ProcessHandle.current().pid());
+            return new Counters(System.nanoTime(), t, proxyCpu.ticks(), jvmPid == 0 ? null : ThreadCpu.take(jvmPid, NO_STREAMS_APP));
+        }
+    }
+
+    /**
+     * One phase: {@code warmupS} of the load (its requests flagged warm-up, as the generator's own
+     * {@code --warmup} does), then {@code durationS} measured. Only the measured part counts: TTFT of
+     * the requests sent in it, chunks and gaps that arrived in it, CPU from the warm-up's end. Each
+     * phase opens new connections and starts its streams at once; the warm-up keeps that first wave
+     * (a tenth of a 10 s phase's requests at 100 streams) out of the steady state compared.
+     *
+     * @param jvmPid the proxy's JVM, whose threads are read by kind, or 0
+     */
+    private ProxyPhase phase(String url, Corpus corpus, int streams, double warmupS, double durationS, long[] pids, CpuSource proxyCpu,
+                        long jvmPid) throws Exception {
         final Target target = new Target(url, true, "sim", null, Map.of(), "sim", Duration.ofSeconds(60), Duration.ofSeconds(30), false);
         final RunIdentity id = new RunIdentity("0".repeat(64), "bench", "sim", "sim", 1,
                 new Contract.Decoding(0, 1, null, null, false), "contains", 1.0);
@@ -278,12 +323,17 @@ public final class ProxyBenchmark {
         final Map<String, RequestEvent> events = new ConcurrentHashMap<>();
         final Map<String, Long> lastChunk = new ConcurrentHashMap<>();
         final Histogram itl = new Histogram(3_600_000_000L, 3);
+        final Histogram firstWave = new Histogram(3_600_000_000L, 3);
+        final long measuredFromUs = MicroClock.system().nowMicros() + Math.round(warmupS * 1e6);
         final EventSink count = new EventSink() {
             @Override
             public void token(TokenEvent event) {
-                chunks.incrementAndGet();
                 final long at = Micros.of(event.getArrivalTimeUs());
                 final Long before = lastChunk.put(event.getRequestId(), at);
+                if (at < measuredFromUs) {
+                    return;
+                }
+                chunks.incrementAndGet();
                 if (before != null) {
                     synchronized (itl) {
                         itl.recordValue(Math.max(0, at - before));
@@ -294,34 +344,46 @@ public final class ProxyBenchmark {
             @Override
             public void request(RequestEvent event) {
                 lastChunk.remove(event.getRequestId());
+                if (event.getWarmup()) {
+                    if (event.getStatus() == dev.goodput.avro.RequestStatus.OK && event.getFirstChunkTimeUs() != null) {
+                        synchronized (firstWave) {
+                            firstWave.recordValue(Math.max(0, Definitions.ttft(Micros.of(event.getIntendedSendTimeUs()),
+                                    Micros.of(event.getFirstChunkTimeUs()))));
+                        }
+                    }
+                    return;
+                }
                 events.put(event.getRequestId(), event);
                 if (event.getStatus() == dev.goodput.avro.RequestStatus.OK) {
                     ok.incrementAndGet();
                 }
             }
         };
-        final long[] cpu0 = new long[pids.length + 1];
-        for (int i = 0; i < pids.length; i++) {
-            cpu0[i] = cpuTicks(pids[i]);
-        }
-        cpu0[pids.length] = cpuTicks(ProcessHandle.current().pid());
-        final long proxy0 = proxyCpu.ticks();
-        // the proxy JVM's CPU by kind: what its JIT compilers and collector took of the phase
-        final ThreadCpu.Snapshot threads0 = jvmPid == 0 ? null : ThreadCpu.take(jvmPid, NO_STREAMS_APP);
+        final java.util.concurrent.CompletableFuture<Counters> from = new java.util.concurrent.CompletableFuture<>();
+        final Thread mark = new Thread(() -> {
+            try {
+                Thread.sleep(Math.round(warmupS * 1e3));
+                from.complete(Counters.take(pids, proxyCpu, jvmPid));
+            } catch (InterruptedException | java.io.IOException | RuntimeException e) {
+                from.completeExceptionally(e);
+            }
+        }, "bench-proxy-warmup-end");
+        mark.setDaemon(true);
         try (StreamingClient http = new StreamingClient(4096, priority)) {
             final LoadRun run = new LoadRun(new LoadRun.Settings(target, id, new Scenario(32, 64, null, streams, "cold"), corpus, "bench",
-                    "poisson", null, 0, durationS, null, 0, null, 1_000, 1, Duration.ofSeconds(3600)), MicroClock.system());
-            final var summary = run.run(http, count, new PrintStream(OutputStream.nullOutputStream()), () -> null, chunks::get);
-            final double wall = summary.getWallS();
+                    "poisson", null, warmupS, durationS, null, 0, null, 1_000, 1, Duration.ofSeconds(3600)), MicroClock.system());
+            mark.start();
+            run.run(http, count, new PrintStream(OutputStream.nullOutputStream()), () -> null, chunks::get);
+            final Counters c0 = from.get();
+            final Counters c1 = Counters.take(pids, proxyCpu, jvmPid);
+            final double wall = (c1.atNanos() - c0.atNanos()) / 1e9;
             final double[] cores = new double[pids.length + 1];
-            for (int i = 0; i < pids.length; i++) {
-                cores[i] = (cpuTicks(pids[i]) - cpu0[i]) / 100.0 / wall;
+            for (int i = 0; i < cores.length; i++) {
+                cores[i] = (c1.ticks()[i] - c0.ticks()[i]) / 100.0 / wall;
             }
-            cores[pids.length] = (cpuTicks(ProcessHandle.current().pid()) - cpu0[pids.length]) / 100.0 / wall;
-            final double proxyCores = (proxyCpu.ticks() - proxy0) / 100.0 / wall;
-            final ThreadCpu.Snapshot threads1 = jvmPid == 0 ? null : ThreadCpu.take(jvmPid, NO_STREAMS_APP);
-            return new Phase(ok.get(), run.ttft(), itl, chunks.get(), wall, events, cores[0], cores[1], proxyCores, cores[2],
-                    threads0 == null || threads1 == null ? null : ThreadCpu.cores(threads0, threads1));
+            final double proxyCores = (c1.proxyTicks() - c0.proxyTicks()) / 100.0 / wall;
+            return new ProxyPhase(ok.get(), run.ttft(), firstWave, itl, chunks.get(), wall, events, cores[0], cores[1], proxyCores, cores[2],
+                    c0.threads() == null || c1.threads() == null ? null : ThreadCpu.cores(c0.threads(), c1.threads()));
         }
     }
 

@@ -22,7 +22,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 /**
  * The proxy alone in a JVM, for {@code bench-proxy}: its CPU is then the proxy's (forwarding,
  * parsing, timing and publishing to the broker). Prints {@code port=<port>} when ready; runs until killed.
- * Arguments: upstream origin, bootstrap servers, schema registry URL, timing priority (auto, realtime, normal).
+ * Arguments: upstream origin, bootstrap servers, schema registry URL, timing priority (auto, realtime, normal),
+ * the observing threads' nice (0: left as they are).
  */
 public final class ProxyMain {
 
@@ -44,6 +45,10 @@ public final class ProxyMain {
         final ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), upstream, client == null ? null : client.http(),
                 run, "observed", target, sink, MicroClock.system(), TimingPriority.parse(args.length > 3 ? args[3] : "normal"));
         System.err.println("proxy timing thread: " + proxy.timing());
+        final int nice = args.length > 4 ? Integer.parseInt(args[4]) : 0;
+        if (nice > 0) {
+            System.err.println("proxy observing threads: " + proxy.lowerObservers(nice));
+        }
         System.out.println("port=" + proxy.address().getPort());
         System.out.flush();
         Thread.currentThread().join();
