@@ -6,8 +6,10 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,6 +25,9 @@ final class ObserverNice {
     /** The observing threads' names, as the kernel keeps them. */
     static final List<String> THREADS = List.of("goodput-proxy-o", "goodput-publish", "goodput-ticker", "kafka-producer-");
 
+    /** How long to look for threads that have not named themselves yet. */
+    private static final long FIND_WITHIN_MS = 2_000;
+
     private ObserverNice() {
     }
 
@@ -35,6 +40,22 @@ final class ObserverNice {
         return prefixes.stream().anyMatch(comm::startsWith);
     }
 
+    /** This JVM's threads named by one of {@code prefixes}: thread id to the prefix that names it. */
+    private static Map<String, String> threads(List<String> prefixes) throws IOException {
+        final Map<String, String> found = new HashMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                try {
+                    final String comm = Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip();
+                    prefixes.stream().filter(comm::startsWith).findFirst().ifPresent(p -> found.put(task.getFileName().toString(), p));
+                } catch (IOException ended) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        }
+        return found;
+    }
+
     /**
      * Sets {@code nice} on every observing thread of this JVM.
      *
@@ -44,28 +65,38 @@ final class ObserverNice {
         return apply(nice, THREADS);
     }
 
-    /** Sets {@code nice} on every thread of this JVM whose kernel name starts with one of {@code prefixes}. */
+    /**
+     * Sets {@code nice} on every thread of this JVM whose kernel name starts with one of
+     * {@code prefixes}. A thread gives the kernel its name once it runs, which on a loaded machine
+     * can be after the code that started it has gone on: so this looks again, for up to
+     * {@link #FIND_WITHIN_MS}, until every prefix names a thread.
+     */
     static String apply(int nice, List<String> prefixes) {
         if (nice < 1 || nice > 19) {
             throw new IllegalArgumentException("the observing threads' nice is 1 to 19, was " + nice);
         }
-        final List<String> tids = new ArrayList<>();
-        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
-            for (Path task : tasks) {
-                try {
-                    if (named(Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip(), prefixes)) {
-                        tids.add(task.getFileName().toString());
-                    }
-                } catch (IOException ended) {
-                    // a thread that ended between the listing and the read
-                }
+        final long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FIND_WITHIN_MS);
+        Map<String, String> found;
+        while (true) {
+            try {
+                found = threads(prefixes);
+            } catch (IOException | RuntimeException e) {
+                return "not lowered (no /proc/self/task: " + e.getMessage() + ")";
             }
-        } catch (IOException | RuntimeException e) {
-            return "not lowered (no /proc/self/task: " + e.getMessage() + ")";
+            if (found.values().containsAll(prefixes) || System.nanoTime() > until) {
+                break;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
         }
-        if (tids.isEmpty()) {
+        if (found.isEmpty()) {
             return "not lowered (no observing thread found)";
         }
+        final List<String> tids = new ArrayList<>(found.keySet());
         final List<String> cmd = new ArrayList<>(List.of("renice", "-n", Integer.toString(nice), "-p"));
         cmd.addAll(tids);
         try {

@@ -26,10 +26,19 @@ class ObserverNiceTest {
     @Test
     void onlyTheNamedThreadsGetTheNiceValue() throws Exception {
         final CountDownLatch done = new CountDownLatch(1);
-        final Thread lowered = new Thread(() -> await(done), "goodput-test-nice-a");
-        final Thread other = new Thread(() -> await(done), "goodput-test-keep");
+        // a thread gives the kernel its name once it runs, after start() has returned: wait for both to run
+        final CountDownLatch running = new CountDownLatch(2);
+        final Thread lowered = new Thread(() -> {
+            running.countDown();
+            await(done);
+        }, "goodput-test-nice-a");
+        final Thread other = new Thread(() -> {
+            running.countDown();
+            await(done);
+        }, "goodput-test-keep");
         lowered.start();
         other.start();
+        running.await();
         // threads start at their creator's nice, which a loaded CI may have raised: lowered from there
         final int own = niceOf(Path.of("/proc/thread-self/stat"));
         final int target = Math.min(19, own + 5);
