@@ -6,6 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -116,7 +119,7 @@ public final class ProxyBenchmark {
                     // (other processes, the broker's log, the simulator's step phase) falls on all three alike: measured one
                     // after the other once each, direct's own TTFT p99 at 100 streams moved 46.5-66.7 ms between runs, more
                     // than the 1 ms the bar compares
-                    final Map<String, ProxyPhase> merged = new java.util.HashMap<>();
+                    final Map<String, ProxyPhase> merged = new HashMap<>();
                     final List<String> order = new ArrayList<>(List.of(direct, viaNginx, through));
                     for (String path : order) {
                         phase(path, corpus, streams, 10, pids, none);
@@ -128,7 +131,7 @@ public final class ProxyBenchmark {
                                     path.equals(through) ? proxy.pid() : 0);
                             merged.merge(path, x, ProxyPhase::plus);
                         }
-                        java.util.Collections.rotate(order, 1);
+                        Collections.rotate(order, 1);
                     }
                     final ProxyPhase d = merged.get(direct);
                     final ProxyPhase n = merged.get(viaNginx);
@@ -138,7 +141,7 @@ public final class ProxyBenchmark {
                     ownTtft(p, broker.value(), registry.url());
                 }
             }
-            if (java.util.Arrays.stream(streamLevels).noneMatch(s -> s == 1000)) {
+            if (Arrays.stream(streamLevels).noneMatch(s -> s == 1000)) {
                 return;
             }
             // as bench-producer measures the generator: many fast streams (1,000 x 2 ms steps offer 500,000 chunks/s),

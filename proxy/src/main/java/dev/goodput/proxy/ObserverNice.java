@@ -22,22 +22,17 @@ import java.util.concurrent.TimeUnit;
  */
 final class ObserverNice {
 
-    /** The observing threads' names, as the kernel keeps them. */
+    /**
+     * The observing threads' names, as the kernel keeps them: the proxy's worker, the sink's
+     * publisher and ticker, Kafka's sender (ProxyIT checks them against the real threads); never
+     * the selector thread, {@code goodput-proxy-nio}.
+     */
     static final List<String> THREADS = List.of("goodput-proxy-o", "goodput-publish", "goodput-ticker", "kafka-producer-");
 
     /** How long to look for threads that have not named themselves yet. */
     private static final long FIND_WITHIN_MS = 2_000;
 
     private ObserverNice() {
-    }
-
-    /** Whether a thread of this name observes (and is lowered) rather than forwards. */
-    static boolean observing(String comm) {
-        return named(comm, THREADS);
-    }
-
-    private static boolean named(String comm, List<String> prefixes) {
-        return prefixes.stream().anyMatch(comm::startsWith);
     }
 
     /** This JVM's threads named by one of {@code prefixes}: thread id to the prefix that names it. */

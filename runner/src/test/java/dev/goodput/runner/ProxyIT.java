@@ -2,6 +2,7 @@ package dev.goodput.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -9,11 +10,15 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import dev.goodput.avro.RequestEvent;
@@ -22,6 +27,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.capture.RunIdentity;
 import dev.goodput.capture.StreamingClient;
 import dev.goodput.capture.Target;
+import dev.goodput.capture.TimingPriority;
 import dev.goodput.capture.publish.KafkaEventSink;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
@@ -120,6 +126,74 @@ class ProxyIT {
                 sink.close();
             }
         }
+    }
+
+    /**
+     * {@code --observer-nice}: the proxy's own observing threads (its worker, the sink's publisher and
+     * ticker, Kafka's sender), found by the names they really have, get the nice value; the thread
+     * that forwards and times keeps its own; and the calls still reach the broker.
+     */
+    @Test
+    void theObservingThreadsYieldAndTheForwardingThreadKeepsItsPriority() throws Exception {
+        final Contract contract = ContractLoader.load(CONTRACT);
+        final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, CONTRACT.getParent()));
+        try (EmbeddedKafka kafka = EmbeddedKafka.startTemporary();
+             InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0);
+             SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0)) {
+            final Properties props = new Properties();
+            props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            try (var admin = kafka.admin()) {
+                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) 1);
+            }
+            final Target target = new Target(sim.baseUrl(), true, contract.modelName(), null, Map.of(), "sim", Duration.ofSeconds(60),
+                    Duration.ofSeconds(30), false);
+            final int own = niceOf(Path.of("/proc/thread-self/stat"));
+            final int lowered = Math.min(19, own + 5);
+            try (KafkaEventSink sink = new KafkaEventSink(props, new SchemaRegistryClient(registry.url()), Topics.TOKENS.name(),
+                    Topics.REQUESTS.name(), Topics.RUNS.name(), 10_000, "nice-run").closeWindowsAfter(Duration.ZERO);
+                 ProxyServer proxy = new ProxyServer(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                         URI.create(sim.baseUrl().replaceAll("/v1$", "")), null, RunIdentity.of(contract, "nice-run", "sim"), "observed",
+                         target, sink, MicroClock.system(), TimingPriority.NORMAL)) {
+                assertThat(proxy.lowerObservers(lowered)).startsWith("nice " + lowered + " on ");
+                final Map<String, List<Integer>> nices = threadNices();
+                for (String observer : List.of("goodput-proxy-o", "goodput-publish", "goodput-ticker", "kafka-producer-")) {
+                    assertThat(nices.get(observer)).as(observer + " in " + nices).isNotNull().contains(lowered);
+                }
+                assertThat(nices.get("goodput-proxy-n")).as("the forwarding thread, in " + nices).containsOnly(own);
+                final HttpClient client = HttpClient.newHttpClient();
+                assertThat(call(client, "http://127.0.0.1:" + proxy.address().getPort() + "/v1/chat/completions", corpus.get(0).prompt()))
+                        .endsWith("data: [DONE]\n\n");
+                // upper bound on a wait for a state, not a timing assertion
+                final long offered = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (sink.requestsOffered() < 1 && System.nanoTime() < offered) {
+                    Thread.sleep(10);
+                }
+                assertThat(sink.flush(Duration.ofSeconds(60))).as("the call's events acknowledged").isTrue();
+                assertThat(sink.acked()).as("events acknowledged with the observers lowered").isPositive();
+            }
+        }
+    }
+
+    /** This JVM's threads' nice values by the name the kernel keeps (its first 15 bytes). */
+    private static Map<String, List<Integer>> threadNices() throws Exception {
+        final Map<String, List<Integer>> nices = new TreeMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                try {
+                    final String comm = Files.readString(task.resolve("comm"), StandardCharsets.UTF_8).strip();
+                    nices.computeIfAbsent(comm, k -> new ArrayList<>()).add(niceOf(task.resolve("stat")));
+                } catch (IOException ended) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        }
+        return nices;
+    }
+
+    private static int niceOf(Path statFile) throws IOException {
+        final String stat = Files.readString(statFile, StandardCharsets.UTF_8);
+        // after the name: state is field 3; nice is field 19
+        return Integer.parseInt(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[16]);
     }
 
     private static String call(HttpClient client, String url, String prompt) throws Exception {
