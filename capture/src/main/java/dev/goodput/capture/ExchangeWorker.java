@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
@@ -28,6 +29,8 @@ public final class ExchangeWorker implements AutoCloseable {
     private static final long IDLE_PARK_NANOS = 1_000_000;
 
     private final ConcurrentLinkedQueue<List<Event>> rounds = new ConcurrentLinkedQueue<>();
+    /** Callbacks handed over and not yet delivered (a round counts until its last callback returns). */
+    private final AtomicLong pending = new AtomicLong();
     private final Thread thread;
     private volatile boolean running = true;
     // filled by the selector thread only
@@ -66,8 +69,18 @@ public final class ExchangeWorker implements AutoCloseable {
         if (round.isEmpty()) {
             return;
         }
+        pending.addAndGet(round.size());
         rounds.add(round);
         round = new ArrayList<>();
+    }
+
+    /**
+     * Selector thread: callbacks produced and not yet delivered, this round's included. What a
+     * caller that must not grow the queue without bound (a proxy under saturation that lasts) looks
+     * at before it starts observing one more exchange.
+     */
+    public long backlog() {
+        return pending.get() + round.size();
     }
 
     private void run() {
@@ -87,6 +100,7 @@ public final class ExchangeWorker implements AutoCloseable {
                     LOG.warn("exchange callback failed: {}", ex.toString());
                 }
             }
+            pending.addAndGet(-r.size());
         }
     }
 

@@ -83,4 +83,40 @@ class ExchangeWorkerTest {
         worker.close();
         assertEquals(List.of("status 200", "end ok"), a.calls);
     }
+
+    @Test
+    void theBacklogCountsWhatIsNotYetDeliveredAndFallsAsTheWorkerCatchesUp() throws Exception {
+        final Recorder a = new Recorder();
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        try (ExchangeWorker worker = new ExchangeWorker("test-parse")) {
+            assertEquals(0, worker.backlog());
+            // the worker is held inside the first round's task: that round counts until it returns
+            worker.task(() -> {
+                entered.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            worker.status(a, 200);
+            worker.flush();
+            assertTrue(entered.await(10, TimeUnit.SECONDS));
+            assertEquals(2, worker.backlog());
+            worker.body(a, ByteBuffer.wrap("one".getBytes(StandardCharsets.US_ASCII)), 1);
+            assertEquals(3, worker.backlog(), "this round's callbacks count before they are handed over");
+            worker.end(a, null);
+            worker.flush();
+            assertEquals(4, worker.backlog());
+            release.countDown();
+            assertTrue(a.ended.await(10, TimeUnit.SECONDS));
+            // the count falls after the round's last callback returns
+            final long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (worker.backlog() > 0 && System.nanoTime() < until) {
+                Thread.sleep(1);
+            }
+            assertEquals(0, worker.backlog());
+        }
+    }
 }

@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 
@@ -15,7 +13,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.goodput.capture.HttpBytes;
 import dev.goodput.capture.RequestExecution;
 import dev.goodput.capture.ResponseParser;
-import dev.goodput.config.Redact;
 
 /**
  * One request through the selector proxy, on the selector thread: it goes upstream (once more on
@@ -77,6 +74,11 @@ final class ProxyExchange implements ResponseParser.Listener {
             p.passedThrough.incrementAndGet();
             this.observation = null;
             this.stripper = null;
+        } else if (proxy.worker.backlog() > p.observerBacklog()) {
+            // forwarding never waits for observing: a call the observer cannot take on is handed on, counted
+            p.unobserved.incrementAndGet();
+            this.observation = null;
+            this.stripper = null;
         } else {
             p.observed.incrementAndGet();
             JsonNode json = null;
@@ -88,14 +90,8 @@ final class ProxyExchange implements ResponseParser.Listener {
             }
             this.stripper = asked == null ? null : new UsageStripper();
             upstreamBody = asked == null ? body : asked;
-            final Map<String, String> credentials = new LinkedHashMap<>();
-            for (String[] h : head.headers()) {
-                if (Redact.secretHeader(h[0]) && !credentials.containsKey(h[0])) {
-                    credentials.put(h[0], h[1]);
-                }
-            }
             this.observation = new Observation(p, body, json, head.rawPath().endsWith("/chat/completions"), arrivalNanos,
-                    head.header("X-Request-Id"), credentials,
+                    head.header("X-Request-Id"), head.credentials(),
                     cause -> proxy.execute(() -> fail(cause)));
         }
         this.request = head.forUpstream(p.upstreamPath(head.rawPath(), head.rawQuery()), proxy.upstreamHost, upstreamBody);

@@ -88,6 +88,9 @@ public final class ProxyServer implements AutoCloseable {
     final Target target;
     final AtomicLong observed = new AtomicLong();
     final AtomicLong passedThrough = new AtomicLong();
+    /** Completions calls forwarded but not observed: the observing thread was too far behind. */
+    final AtomicLong unobserved = new AtomicLong();
+    private volatile long observerBacklog = 100_000;
     private final Engine engine;
 
     /** A proxy whose forwarding thread keeps the normal scheduling class. */
@@ -186,6 +189,25 @@ public final class ProxyServer implements AutoCloseable {
         return ObserverNice.apply(nice);
     }
 
+    /**
+     * Callbacks (chunks read, ends) the observing thread may be behind before a new completions call
+     * is forwarded without being observed, and counted ({@link #unobserved()}): under saturation that
+     * lasts, the observer (lowered by {@link #lowerObservers}, or starved) would otherwise queue
+     * without bound. Calls already observed stay observed to their end. Plain-HTTP upstreams (the
+     * TLS path observes on the forwarding threads themselves).
+     */
+    public ProxyServer observerBacklog(long callbacks) {
+        if (callbacks < 0) {
+            throw new IllegalArgumentException("--observer-backlog must be 0 or more");
+        }
+        this.observerBacklog = callbacks;
+        return this;
+    }
+
+    long observerBacklog() {
+        return observerBacklog;
+    }
+
     long clientIdleNanos() {
         return clientIdleNanos;
     }
@@ -222,6 +244,11 @@ public final class ProxyServer implements AutoCloseable {
     /** Completions calls observed so far. */
     public long observed() {
         return observed.get();
+    }
+
+    /** Completions calls forwarded without being observed, the observer being too far behind ({@link #observerBacklog}). */
+    public long unobserved() {
+        return unobserved.get();
     }
 
     /** Other calls passed through so far. */

@@ -4,11 +4,14 @@ import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 import dev.goodput.capture.HttpBytes;
+import dev.goodput.config.Redact;
 
 /**
  * A client's request head as the proxy reads it (HTTP/1.1, RFC 9112): the request line, the header
@@ -106,6 +109,17 @@ record RequestHead(String method, String rawPath, String rawQuery, boolean http1
             }
         }
         return null;
+    }
+
+    /** The secret headers (credentials) by name, the first value of each: an observation masks them in errors. */
+    Map<String, String> credentials() {
+        final Map<String, String> credentials = new LinkedHashMap<>();
+        for (String[] h : headers) {
+            if (Redact.secretHeader(h[0]) && !credentials.containsKey(h[0])) {
+                credentials.put(h[0], h[1]);
+            }
+        }
+        return credentials;
     }
 
     /**
