@@ -9,6 +9,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -46,6 +47,8 @@ final class NioProxy implements ProxyServer.Engine {
     /** Every read lands here first; its bytes are handed on before the next read. */
     final ByteBuffer read = ByteBuffer.allocateDirect(READ_BUFFER);
     private final ArrayDeque<Upstream> idle = new ArrayDeque<>();
+    /** A round's keys of answers under way, served after the others. */
+    private final ArrayList<SelectionKey> later = new ArrayList<>();
     private final ArrayDeque<ProxyExchange> waiting = new ArrayDeque<>();
     final Set<ProxyExchange> active = new HashSet<>();
     final Set<ClientSide> clients = new HashSet<>();
@@ -101,7 +104,7 @@ final class NioProxy implements ProxyServer.Engine {
         long nextIdleSweep = 0;
         while (running) {
             try {
-                SelectorLoop.round(selector, 5, tasks, this::ready);
+                round();
                 worker.flush();
                 final long now = System.nanoTime();
                 if (now >= nextSweep) {
@@ -124,6 +127,40 @@ final class NioProxy implements ProxyServer.Engine {
                 LOG.warn("proxy loop: {}", e.toString());
             }
         }
+    }
+
+    /**
+     * One round: the keys a client's time to first token waits on (a connection to accept, a request
+     * coming in, an answer whose first byte has not come) go before the chunks of answers under way.
+     * Every key of the round is served either way; at 1,000 streams a round is long, and a request
+     * served in key-set order waited for a random share of it on its way in.
+     */
+    private void round() throws IOException {
+        selector.select(5);
+        Runnable t;
+        while ((t = tasks.poll()) != null) {
+            t.run();
+        }
+        for (SelectionKey k : selector.selectedKeys()) {
+            if (firstByteWaits(k)) {
+                if (k.isValid()) {
+                    ready(k);
+                }
+            } else {
+                later.add(k);
+            }
+        }
+        selector.selectedKeys().clear();
+        for (SelectionKey k : later) {
+            if (k.isValid()) {
+                ready(k);
+            }
+        }
+        later.clear();
+    }
+
+    private static boolean firstByteWaits(SelectionKey k) {
+        return !(k.attachment() instanceof Upstream u) || u.exchange == null || !u.exchange.answered();
     }
 
     private void ready(SelectionKey k) throws IOException {

@@ -127,6 +127,11 @@ final class ProxyExchange implements ResponseParser.Listener {
         }
     }
 
+    /** Whether any of the answer has come: until then, its client's TTFT waits on this exchange. */
+    boolean answered() {
+        return answered;
+    }
+
     /** A read of the answer: parsed for its end (and observed), and handed to the client as it came. */
     void upstreamBytes(ByteBuffer buf, long nanos) {
         if (ended) {
