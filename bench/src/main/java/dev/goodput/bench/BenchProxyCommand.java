@@ -31,7 +31,7 @@ public final class BenchProxyCommand implements Callable<Integer> {
             + " per round, the three taking turns, the rounds merged (default: ${DEFAULT-VALUE}).")
     int rounds;
 
-    @CommandLine.Option(names = "--proxy-observer-nice", defaultValue = "0", description = "The proxy's --observer-nice"
+    @CommandLine.Option(names = "--proxy-observer-nice", defaultValue = "10", description = "The proxy's --observer-nice"
             + " (default: ${DEFAULT-VALUE}, as `goodput proxy`'s).")
     int observerNice;
 

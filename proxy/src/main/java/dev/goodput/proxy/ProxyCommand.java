@@ -81,7 +81,9 @@ public final class ProxyCommand implements Callable<Integer> {
     @Option(names = "--stall-timeout", converter = Durations.Seconds.class, defaultValue = "60", description = "Upstream silence that ends a request, seconds (default: ${DEFAULT-VALUE}).")
     double stallS;
 
-    @Option(names = "--observer-nice", defaultValue = "0", description = "Nice value (1-19) for the threads that parse, build and"
+    // on by default since the observer's queue is bounded (--observer-backlog): in bench-proxy at 1,000 streams on 2 cores
+    // Goodput's TTFT p99 sat 5-59 ms above nginx's in seven runs with it, 44-103 ms in six without (docs/benchmarks.md)
+    @Option(names = "--observer-nice", defaultValue = "10", description = "Nice value (1-19) for the threads that parse, build and"
             + " publish the events, so that under CPU contention forwarding goes first; 0 leaves them as the forwarding thread"
             + " (default: ${DEFAULT-VALUE}).")
     int observerNice;
