@@ -274,8 +274,7 @@ public final class ProxyBenchmark {
                         + " max %.3f ms; %d of %d calls over 1 ms; spread (p99 - p50) of the way in %.3f ms, of the first chunk's way"
                         + " out %.3f ms; %d of the client's %d answered calls found observed%s%n", "", ms(diff, 50), ms(diff, 99),
                 diff.getMaxValue() / 1e3, over, diff.getTotalCount(), spread(in) / 1e3, spread(back) / 1e3, diff.getTotalCount(),
-                expected, diff.getTotalCount() < expected ? " (the rest forwarded unobserved or not published: the figures above"
-                        + " cost the proxy less than observing them all)" : "");
+                expected, diff.getTotalCount() < expected ? " (the rest not observed or not published: cheaper for the proxy)" : "");
     }
 
     /** p99 minus p50 of exact values (nearest rank). */

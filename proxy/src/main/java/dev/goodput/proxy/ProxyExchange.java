@@ -70,13 +70,10 @@ final class ProxyExchange implements ResponseParser.Listener {
         final ProxyServer p = proxy.proxy;
         this.deadlineNanos = arrivalNanos + p.target.requestTimeout().toNanos();
         byte[] upstreamBody = body;
-        if (!ProxyServer.observedPath(head.method(), head.rawPath())) {
-            p.passedThrough.incrementAndGet();
-            this.observation = null;
-            this.stripper = null;
-        } else if (proxy.worker.backlog() > p.observerBacklog()) {
-            // forwarding never waits for observing: a call the observer cannot take on is handed on, counted
-            p.unobserved.incrementAndGet();
+        final boolean completions = ProxyServer.observedPath(head.method(), head.rawPath());
+        // forwarding never waits for observing: a call the observer is too far behind to take on goes on, counted
+        if (!completions || proxy.worker.backlog() > p.observerBacklog()) {
+            (completions ? p.unobserved : p.passedThrough).incrementAndGet();
             this.observation = null;
             this.stripper = null;
         } else {
