@@ -104,12 +104,12 @@ public final class ProxyBenchmark {
                 final long[] pids = {sim.pid(), broker.pid()};
                 final CpuSource goodput = () -> cpuTicks(proxy.pid());
                 final CpuSource none = () -> 0;
-                // warm-up, each path alike (discarded): 10 s at 1,000 streams and 5 s at 100 first, then 10 s of the
-                // phase's own load right before each measured phase. With 5 s at 100 streams alone the proxy JVM's C2
-                // compiler took 0.11 of its 0.32 cores in the measured 100-stream phase, and still 0.02-0.07 when the
-                // warm-up came a minute and a half of other paths' phases earlier (a JVM idle that long meets the load
-                // again with recompiles): a long-running proxy's steady state is what is compared, and the JIT's share
-                // of each measured phase is printed with it
+                // warm-up (discarded): 10 s at 1,000 streams and 5 s at 100 per path, then 10 s of the phase's own load
+                // before each concurrency; the proxy JVM 20 s more first, which nginx has no need of. A long-running
+                // proxy's steady state is compared (the JIT's share of each measured phase is printed): with less, the C2
+                // compiler took 0.02-0.11 of the proxy's 0.2-0.3 cores in the measured 100-stream phases, compiling its
+                // per-request paths (request head, upstream connect), which 100 streams make hot slowly (JFR, every compile)
+                phase(through, corpus, 1000, 20, pids, none);
                 for (String path : List.of(through, viaNginx, direct)) {
                     phase(path, corpus, 1000, 10, pids, none);
                     phase(path, corpus, 100, 5, pids, none);
