@@ -137,8 +137,8 @@ public final class ProxyBenchmark {
                     final ProxyPhase n = merged.get(viaNginx);
                     final ProxyPhase p = merged.get(through);
                     print(streams + " streams", d, n, p);
-                    bars(streams, d, n, p);
-                    ownTtft(p, broker.value(), registry.url());
+                    // a proxy that sheds observing costs less: the bars are judged only when it observed every answered call
+                    bars(streams, d, n, p, ownTtft(p, broker.value(), registry.url()));
                 }
             }
             if (Arrays.stream(streamLevels).noneMatch(s -> s == 1000)) {
@@ -211,14 +211,14 @@ public final class ProxyBenchmark {
      * most 1.5x nginx's at 1,000 (nginx's addition floored at 0: a proxy cannot be asked to be faster
      * than direct); CPU per forwarded chunk at most 2x nginx's.
      */
-    private void bars(int streams, ProxyPhase d, ProxyPhase n, ProxyPhase p) {
+    private void bars(int streams, ProxyPhase d, ProxyPhase n, ProxyPhase p, String notJudged) {
         final double goodput = ms(p.ttft(), 99) - ms(d.ttft(), 99);
         final double nginx = Math.max(0, ms(n.ttft(), 99) - ms(d.ttft(), 99));
         final double allowed = streams <= 100 ? nginx + 1 : 1.5 * nginx;
         out.printf(Locale.ROOT, "%-17s | bar: TTFT p99 added %.3f ms <= %.3f ms (%s): %s; CPU per chunk %.2f x nginx's <= 2: %s%n",
                 streams + " streams", goodput, allowed, streams <= 100 ? "nginx's + 1 ms" : "1.5 x nginx's",
-                goodput <= allowed ? "met" : "MISSED", p.cpuUsPerChunk() / n.cpuUsPerChunk(),
-                p.cpuUsPerChunk() <= 2 * n.cpuUsPerChunk() ? "met" : "MISSED");
+                notJudged != null ? notJudged : goodput <= allowed ? "met" : "MISSED", p.cpuUsPerChunk() / n.cpuUsPerChunk(),
+                notJudged != null ? notJudged : p.cpuUsPerChunk() <= 2 * n.cpuUsPerChunk() ? "met" : "MISSED");
     }
 
     private static double ms(Histogram h, double percentile) {
@@ -228,9 +228,9 @@ public final class ProxyBenchmark {
     /**
      * The proxy's own TTFT (from the call's arrival to its first chunk, as it published it) against
      * the TTFT its client saw (from its actual send), call by call: the proxy's request id carries
-     * the client's {@code X-Request-Id}.
+     * the client's {@code X-Request-Id}. Returns null when every answered call was found observed, else why the bars are not judged.
      */
-    private void ownTtft(ProxyPhase p, String bootstrap, String registryUrl) throws InterruptedException {
+    private String ownTtft(ProxyPhase p, String bootstrap, String registryUrl) throws InterruptedException {
         final Properties props = new Properties();
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         final Histogram diff = new Histogram(3_600_000_000L, 3);
@@ -272,9 +272,9 @@ public final class ProxyBenchmark {
         }
         out.printf(Locale.ROOT, "%-17s | the proxy's own TTFT against the client's, call by call (|difference|): p50 %.3f ms, p99 %.3f ms,"
                         + " max %.3f ms; %d of %d calls over 1 ms; spread (p99 - p50) of the way in %.3f ms, of the first chunk's way"
-                        + " out %.3f ms; %d of the client's %d answered calls found observed%s%n", "", ms(diff, 50), ms(diff, 99),
-                diff.getMaxValue() / 1e3, over, diff.getTotalCount(), spread(in) / 1e3, spread(back) / 1e3, diff.getTotalCount(),
-                expected, diff.getTotalCount() < expected ? " (the rest not observed or not published: cheaper for the proxy)" : "");
+                        + " out %.3f ms; %d of the client's %d answered calls found observed%n", "", ms(diff, 50), ms(diff, 99),
+                diff.getMaxValue() / 1e3, over, diff.getTotalCount(), spread(in) / 1e3, spread(back) / 1e3, diff.getTotalCount(), expected);
+        return diff.getTotalCount() < expected ? "NOT JUDGED (" + (expected - diff.getTotalCount()) + " calls not observed)" : null;
     }
 
     /** p99 minus p50 of exact values (nearest rank). */
