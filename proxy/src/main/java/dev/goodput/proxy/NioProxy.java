@@ -141,22 +141,24 @@ final class NioProxy implements ProxyServer.Engine {
         while ((t = tasks.poll()) != null) {
             t.run();
         }
-        for (SelectionKey k : selector.selectedKeys()) {
-            if (firstByteWaits(k)) {
+        try {
+            for (SelectionKey k : selector.selectedKeys()) {
+                if (!firstByteWaits(k)) {
+                    later.add(k);
+                } else if (k.isValid()) {
+                    ready(k);
+                }
+            }
+            for (SelectionKey k : later) {
                 if (k.isValid()) {
                     ready(k);
                 }
-            } else {
-                later.add(k);
             }
+        } finally {
+            // a key that failed leaves none of this round behind, to be served again as if ready
+            selector.selectedKeys().clear();
+            later.clear();
         }
-        selector.selectedKeys().clear();
-        for (SelectionKey k : later) {
-            if (k.isValid()) {
-                ready(k);
-            }
-        }
-        later.clear();
     }
 
     private static boolean firstByteWaits(SelectionKey k) {

@@ -88,7 +88,7 @@ public final class ProxyCommand implements Callable<Integer> {
             + " (default: ${DEFAULT-VALUE}).")
     int observerNice;
 
-    @Option(names = "--observer-backlog", defaultValue = "100000", description = "Chunks and ends the observing thread may be behind"
+    @Option(names = "--observer-backlog", defaultValue = "" + ProxyServer.DEFAULT_OBSERVER_BACKLOG, description = "Chunks and ends the observing thread may be behind"
             + " before a new completions call is forwarded unobserved and counted, never waited for (plain-HTTP upstreams;"
             + " default: ${DEFAULT-VALUE}).")
     long observerBacklog;

@@ -90,7 +90,9 @@ public final class ProxyServer implements AutoCloseable {
     final AtomicLong passedThrough = new AtomicLong();
     /** Completions calls forwarded but not observed: the observing thread was too far behind. */
     final AtomicLong unobserved = new AtomicLong();
-    private volatile long observerBacklog = 100_000;
+    /** About 2.5 s of the proxy's full rate on 2 cores ({@link #observerBacklog}). */
+    public static final long DEFAULT_OBSERVER_BACKLOG = 100_000;
+    private volatile long observerBacklog = DEFAULT_OBSERVER_BACKLOG;
     private final Engine engine;
 
     /** A proxy whose forwarding thread keeps the normal scheduling class. */

@@ -64,11 +64,7 @@ class ProxyIT {
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0);
              SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0);
              StreamingClient upstreamClient = new StreamingClient(64)) {
-            final Properties props = new Properties();
-            props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-            try (var admin = kafka.admin()) {
-                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) 1);
-            }
+            final Properties props = rawTopics(kafka);
             // a broker that goes away must fail sends in seconds, not minutes, for the test to end
             final Properties producer = new Properties();
             producer.putAll(props);
@@ -140,11 +136,7 @@ class ProxyIT {
         try (EmbeddedKafka kafka = EmbeddedKafka.startTemporary();
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0);
              SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0)) {
-            final Properties props = new Properties();
-            props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-            try (var admin = kafka.admin()) {
-                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) 1);
-            }
+            final Properties props = rawTopics(kafka);
             final Target target = new Target(sim.baseUrl(), true, contract.modelName(), null, Map.of(), "sim", Duration.ofSeconds(60),
                     Duration.ofSeconds(30), false);
             final int own = niceOf(Path.of("/proc/thread-self/stat"));
@@ -203,5 +195,15 @@ class ProxyIT {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return r.body();
+    }
+
+    /** The proxy's raw topics on the broker; the client properties that reach it. */
+    private static Properties rawTopics(EmbeddedKafka kafka) {
+        final Properties props = new Properties();
+        props.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+        try (var admin = kafka.admin()) {
+            Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) 1);
+        }
+        return props;
     }
 }
