@@ -12,11 +12,11 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.ServerTimings;
 import dev.goodput.avro.TokenCountSource;
-import dev.goodput.avro.TokenEvent;
 import dev.goodput.capture.tokens.TokenCounter;
 import dev.goodput.config.Redact;
 import dev.goodput.definitions.Micros;
 import dev.goodput.loop.MicroClock;
+import dev.goodput.records.TokenRuns;
 import org.eclipse.jetty.client.HttpClient;
 
 /**
@@ -255,10 +255,8 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
             }
         }
         lastChunkUs = readUs;
-        sink.token(TokenEvent.newBuilder()
-                .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
-                .setRequestId(spec.requestId()).setChunkIndex(contentChunks++).setKind(kind.recorded())
-                .setTokens(tokens).setArrivalTimeUs(Micros.toInstant(readUs)).setWarmup(spec.warmup()).build());
+        sink.token(TokenRuns.chunk(run.contractId(), run.runId(), spec.scenarioId(), spec.requestId(), contentChunks++, kind.recorded(),
+                tokens, readUs, spec.warmup()));
     }
 
     private void fail(String message) {

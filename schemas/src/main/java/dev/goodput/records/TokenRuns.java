@@ -19,6 +19,17 @@ public final class TokenRuns {
     private TokenRuns() {
     }
 
+    /**
+     * One chunk as a run of one. Built with the all-args constructor, not the builder: the builder's
+     * {@code build()} looks up the default of every field left unset ({@code more_chunks}) in a map
+     * keyed by the field, whose hash walks the field's whole schema, on every event.
+     */
+    public static TokenEvent chunk(String contractId, String runId, String scenarioId, String requestId, int chunkIndex, ChunkKind kind,
+                                   int tokens, long arrivalUs, boolean warmup) {
+        return new TokenEvent(contractId, runId, scenarioId, requestId, chunkIndex, kind, tokens, Micros.toInstant(arrivalUs), warmup,
+                List.of());
+    }
+
     /** How many chunks the run holds (at least one). */
     public static int size(TokenEvent run) {
         final List<TokenChunk> more = run.getMoreChunks();
