@@ -71,6 +71,8 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private final URI upstream;
+    /** The upstream's path without its trailing slashes, put before every request's path. */
+    private final String upstreamPrefix;
     private final RunIdentity run;
     /** Whether to ask the upstream for usage on a streamed call whose client did not, keeping that event from the client. */
     private volatile boolean askUsage;
@@ -118,6 +120,7 @@ public final class ProxyServer implements AutoCloseable {
     ProxyServer(InetSocketAddress listen, URI upstream, HttpClient http, RunIdentity run, String scenarioId, Target target,
                 EventSink sink, MicroClock clock, TimingPriority priority, boolean viaJetty) throws IOException {
         this.upstream = upstream;
+        this.upstreamPrefix = upstream.getRawPath() == null ? "" : upstream.getRawPath().replaceAll("/+$", "");
         this.run = run;
         this.startedUs = clock.nowMicros();
         this.scenarioId = scenarioId;
@@ -270,8 +273,7 @@ public final class ProxyServer implements AutoCloseable {
 
     /** The upstream's path prefix, then the request's path and query. */
     String upstreamPath(String rawPath, String rawQuery) {
-        final String prefix = upstream.getRawPath() == null ? "" : upstream.getRawPath().replaceAll("/+$", "");
-        return prefix + rawPath + (rawQuery == null ? "" : "?" + rawQuery);
+        return upstreamPrefix + rawPath + (rawQuery == null ? "" : "?" + rawQuery);
     }
 
     URI upstream() {
@@ -332,7 +334,9 @@ public final class ProxyServer implements AutoCloseable {
                 || !clientRequestId.chars().allMatch(c -> c > 32 && c < 127)) {
             return "proxy-" + UUID.randomUUID();
         }
-        return String.format(Locale.ROOT, "proxy-%s-%08x", clientRequestId, java.util.concurrent.ThreadLocalRandom.current().nextInt());
+        // not String.format, which parses its pattern on every call
+        final String hex = Integer.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextInt());
+        return "proxy-" + clientRequestId + "-" + "0".repeat(8 - hex.length()) + hex;
     }
 
     /** The prompt's length under the contract's tokenizer (its content, on chat), used when the server reports no usage. */

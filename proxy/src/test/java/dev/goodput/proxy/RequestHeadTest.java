@@ -53,6 +53,23 @@ class RequestHeadTest {
     }
 
     @Test
+    void aHeadIsCutAtEachCrlfAndNowhereElse() {
+        final byte[] b = "GET / HTTP/1.1\r\nA: 1\rx\r\nB: 2\ny\r\n\r\nC".getBytes(StandardCharsets.ISO_8859_1);
+        assertThat(RequestHead.lines(b, RequestHead.headEnd(b, b.length) - 4)).containsExactly("GET / HTTP/1.1", "A: 1\rx", "B: 2\ny");
+        assertThat(RequestHead.lines(b, 0)).containsExactly("");
+        assertThat(RequestHead.lines(b, 16)).containsExactly("GET / HTTP/1.1", "");
+    }
+
+    @Test
+    void anObservedCallsIdKeepsTheClientsIdWithEightHexDigitsAfter() {
+        assertThat(ProxyServer.requestId("r1")).matches("proxy-r1-[0-9a-f]{8}");
+        assertThat(ProxyServer.requestId(null)).matches("proxy-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}");
+        assertThat(ProxyServer.requestId("has space")).startsWith("proxy-").doesNotContain("space");
+        // eight hex digits whatever the random part: a small one is padded
+        assertThat(java.util.stream.IntStream.range(0, 10_000).mapToObj(i -> ProxyServer.requestId("r1"))).allMatch(id -> id.length() == 17);
+    }
+
+    @Test
     void whatIsNotARequestIsRefusedWithTheReason() {
         assertThatThrownBy(() -> parse("GET /\r\n\r\n")).isInstanceOf(RequestHead.Malformed.class).hasMessageContaining("request line");
         assertThatThrownBy(() -> parse("GET / HTTP/1.1\r\nno colon\r\n\r\n")).hasMessageContaining("not a header line");
