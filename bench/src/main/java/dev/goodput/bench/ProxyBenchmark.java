@@ -193,9 +193,9 @@ public final class ProxyBenchmark {
                     ms(p.firstWave(), 99));
         }
         if (p.jvmThreads() != null) {
-            out.printf(Locale.ROOT, "%-17s | goodput's proxy JVM by thread kind: JIT compilers %.3f, GC %.3f, the rest %.3f cores%n", name,
-                    p.jvmThreads().get(ThreadCpu.JIT), p.jvmThreads().get(ThreadCpu.GC),
-                    p.jvmThreads().get(ThreadCpu.OTHER) + p.jvmThreads().get(ThreadCpu.STREAM));
+            out.printf(Locale.ROOT, "%-17s | goodput's proxy JVM by thread kind: JIT compilers %.3f, GC %.3f, selector %.3f, the rest (observing,"
+                    + " publishing) %.3f cores%n", name, p.jvmThreads().get(ThreadCpu.JIT), p.jvmThreads().get(ThreadCpu.GC),
+                    p.jvmThreads().get(ThreadCpu.STREAM), p.jvmThreads().get(ThreadCpu.OTHER));
         }
         out.printf(Locale.ROOT, "%-17s | ratios goodput / nginx: TTFT p99 added %.2f, ITL p99 added %.2f, CPU per chunk %.2f%n", name,
                 ratio(ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(n.ttft(), 99) - ms(d.ttft(), 99)),
@@ -289,8 +289,8 @@ public final class ProxyBenchmark {
     /** The warm-up inside each measured phase of the rounds: its streams' first wave, on new connections, is not counted. */
     private static final double SEGMENT_WARMUP_S = 3;
 
-    /** A Kafka Streams application id no thread of the proxy's JVM is named after: its threads are JIT, GC or the rest. */
-    private static final String NO_STREAMS_APP = "-";
+    /** The proxy's selector thread, counted apart (as a streams-app's stream thread is) from JIT, GC and the rest. */
+    private static final String SELECTOR_THREAD = "goodput-proxy-nio";
 
     private ProxyPhase phase(String url, Corpus corpus, int streams, double durationS, long[] pids, CpuSource proxyCpu) throws Exception {
         return phase(url, corpus, streams, 0, durationS, pids, proxyCpu, 0);
@@ -304,7 +304,7 @@ public final class ProxyBenchmark {
                 t[i] = cpuTicks(pids[i]);
             }
             t[pids.length] = cpuTicks(ProcessHandle.current().pid());
-            return new Counters(System.nanoTime(), t, proxyCpu.ticks(), jvmPid == 0 ? null : ThreadCpu.take(jvmPid, NO_STREAMS_APP));
+            return new Counters(System.nanoTime(), t, proxyCpu.ticks(), jvmPid == 0 ? null : ThreadCpu.take(jvmPid, SELECTOR_THREAD));
         }
     }
 
