@@ -54,9 +54,18 @@ public final class ExchangeWorker implements AutoCloseable {
         round.add(new Event(exchange, BODY, copy, readNanos, null, null));
     }
 
-    /** Selector thread: the exchange ended, with a failure or null. */
+    /** Selector thread: the exchange ended, with a failure or null; the exchange times the end itself when it gets it. */
     public void end(NioHttpClient.Exchange exchange, Throwable failureOrNull) {
-        round.add(new Event(exchange, END, null, 0, failureOrNull, null));
+        round.add(new Event(exchange, END, null, -1, failureOrNull, null));
+    }
+
+    /**
+     * Selector thread: the exchange ended at {@code endNanos} ({@link System#nanoTime()}), with a failure
+     * or null. For an observer, whose worker may be behind or lowered (the proxy's run at nice 10): the
+     * end is timed when it was seen, not when the worker gets to it.
+     */
+    public void end(NioHttpClient.Exchange exchange, Throwable failureOrNull, long endNanos) {
+        round.add(new Event(exchange, END, null, endNanos, failureOrNull, null));
     }
 
     /** Selector thread: work to run on the worker, in order with the callbacks around it. */
@@ -121,7 +130,10 @@ public final class ExchangeWorker implements AutoCloseable {
     private static final int END = -2;
     private static final int TASK = -3;
 
-    /** One callback: a status (code >= 0, the HTTP status), body bytes ({@link #BODY}), the end ({@link #END}) or a task. */
+    /**
+     * One callback: a status (code >= 0, the HTTP status), body bytes ({@link #BODY}) read at
+     * {@code readNanos}, the end ({@link #END}) seen at {@code readNanos} (-1: not timed), or a task.
+     */
     private record Event(NioHttpClient.Exchange exchange, int code, byte[] bytes, long readNanos, Throwable failure, Runnable task) {
         void deliver() {
             if (code == TASK) {
@@ -130,8 +142,10 @@ public final class ExchangeWorker implements AutoCloseable {
                 exchange.status(code);
             } else if (code == BODY) {
                 exchange.body(ByteBuffer.wrap(bytes), readNanos);
-            } else {
+            } else if (readNanos < 0) {
                 exchange.end(failure);
+            } else {
+                exchange.end(failure, readNanos);
             }
         }
     }

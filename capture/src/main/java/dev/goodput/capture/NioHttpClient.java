@@ -50,6 +50,14 @@ public final class NioHttpClient implements AutoCloseable {
 
         void end(Throwable failureOrNull);
 
+        /**
+         * The exchange ended at {@code endNanos} ({@link System#nanoTime()}, taken by the thread that saw the
+         * end): what a worker that delivers the end later calls, so the ending is timed when it happened.
+         */
+        default void end(Throwable failureOrNull, long endNanos) {
+            end(failureOrNull);
+        }
+
         /** The request is being sent again on a new connection: the reused one failed before any response byte. */
         default void resent(String reason) {
         }

@@ -268,7 +268,15 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
 
     @Override
     public void end(Throwable failure) {
-        final long completionUs = clock.nowMicros();
+        ended(failure, clock.nowMicros());
+    }
+
+    @Override
+    public void end(Throwable failure, long endNanos) {
+        ended(failure, clock.micros(endNanos));
+    }
+
+    private void ended(Throwable failure, long completionUs) {
         final RequestEvent.Builder e = RequestEvent.newBuilder()
                 .setContractId(run.contractId()).setRunId(run.runId()).setScenarioId(spec.scenarioId())
                 .setTargetId(run.targetId()).setGpuType(run.gpuType()).setGpuCount(run.gpuCount())

@@ -11,12 +11,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import dev.goodput.loop.MicroClock;
 import org.junit.jupiter.api.Test;
 
 class ExchangeWorkerTest {
 
     /** Records every callback with the thread it ran on. */
-    private static final class Recorder implements NioHttpClient.Exchange {
+    private static class Recorder implements NioHttpClient.Exchange {
         final List<String> calls = new CopyOnWriteArrayList<>();
         final CountDownLatch ended = new CountDownLatch(1);
         volatile String thread;
@@ -72,6 +73,39 @@ class ExchangeWorkerTest {
         assertEquals(List.of("status 200", "body one @11", "body two @12", "end ok"), a.calls);
         assertEquals(List.of("status 503", "end reset"), b.calls);
         assertEquals("test-parse", a.thread);
+    }
+
+    @Test
+    void anObserversEndKeepsTheTimeItWasSeenAt() throws Exception {
+        final long[] endNanos = {-1};
+        // records the time it is given, then counts the latch down as any Recorder
+        final Recorder a = new Recorder() {
+            @Override
+            public void end(Throwable failureOrNull, long nanos) {
+                endNanos[0] = nanos;
+                super.end(failureOrNull);
+            }
+        };
+        try (ExchangeWorker worker = new ExchangeWorker("test-parse")) {
+            worker.end(a, null, 42);
+            worker.flush();
+            assertTrue(a.ended.await(10, TimeUnit.SECONDS));
+            assertEquals(42, endNanos[0], "timed when it was seen, not when the worker got to it");
+        }
+    }
+
+    @Test
+    void anObservedCallsCompletionIsTheEndItIsGiven() {
+        final CollectingSink sink = new CollectingSink();
+        final MicroClock clock = MicroClock.system();
+        final RequestExecution e = RequestExecution.observing(HttpFixtures.spec("t-1", 4, clock.nowMicros()), HttpFixtures.RUN,
+                HttpFixtures.target("http://127.0.0.1:1/v1"), clock, sink, r -> { }, c -> { });
+        final long read = System.nanoTime();
+        e.status(200);
+        e.body(ByteBuffer.wrap("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n".getBytes(StandardCharsets.UTF_8)), read);
+        e.end(null, read + 7_000_000);
+        assertEquals(clock.micros(read + 7_000_000), dev.goodput.definitions.Micros.of(sink.requests.get(0).getCompletionTimeUs()));
+        assertEquals(clock.micros(read), dev.goodput.definitions.Micros.of(sink.requests.get(0).getLastChunkTimeUs()));
     }
 
     @Test

@@ -92,9 +92,14 @@ final class Observation implements NioHttpClient.Exchange {
 
     @Override
     public void end(Throwable failureOrNull) {
+        end(failureOrNull, System.nanoTime());
+    }
+
+    @Override
+    public void end(Throwable failureOrNull, long endNanos) {
         if (!stream && status == 200 && whole != null && failureOrNull == null) {
             exec.body(ByteBuffer.wrap(Forwarder.asStream(whole.toByteArray(), chat)), lastReadNanos);
         }
-        exec.end(failureOrNull);
+        exec.end(failureOrNull, endNanos);
     }
 }

@@ -272,7 +272,7 @@ final class ProxyExchange implements ResponseParser.Listener {
         ended = true;
         proxy.active.remove(this);
         if (observation != null) {
-            proxy.worker.end(observation, null);
+            proxy.worker.end(observation, null, System.nanoTime());
         }
         final Upstream u = up;
         up = null;
@@ -346,7 +346,7 @@ final class ProxyExchange implements ResponseParser.Listener {
             up = null;
         }
         if (observation != null) {
-            proxy.worker.end(observation, cause);
+            proxy.worker.end(observation, cause, System.nanoTime());
         }
         return true;
     }
