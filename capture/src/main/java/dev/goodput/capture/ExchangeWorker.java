@@ -1,6 +1,7 @@
 package dev.goodput.capture;
 
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -22,21 +23,32 @@ public final class ExchangeWorker implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ExchangeWorker.class);
 
     /**
-     * How long the worker sleeps when it has nothing to do. The selector thread never wakes it: an
-     * unpark per round made the woken worker take the selector's core for 1-5 ms at a time (measured
-     * at 1,000 streams), which is exactly the delay the hand-off exists to avoid.
+     * How long the worker sleeps when it has nothing to do, by default. The selector thread never
+     * wakes it: an unpark per round made the woken worker take the selector's core for 1-5 ms at a
+     * time (measured at 1,000 streams), which is exactly the delay the hand-off exists to avoid.
      */
-    private static final long IDLE_PARK_NANOS = 1_000_000;
+    public static final Duration DEFAULT_IDLE_PARK = Duration.ofMillis(1);
 
     private final ConcurrentLinkedQueue<List<Event>> rounds = new ConcurrentLinkedQueue<>();
     /** Callbacks handed over and not yet delivered (a round counts until its last callback returns). */
     private final AtomicLong pending = new AtomicLong();
     private final Thread thread;
+    private final long idleParkNanos;
     private volatile boolean running = true;
     // filled by the selector thread only
     private List<Event> round = new ArrayList<>();
 
     public ExchangeWorker(String name) {
+        this(name, DEFAULT_IDLE_PARK);
+    }
+
+    /**
+     * @param idlePark how long the worker sleeps when it finds nothing: each wake-up costs CPU whether
+     *                 or not work came, and what it delivers carries its own times, so a worker whose
+     *                 deliveries nothing waits on can sleep longer
+     */
+    public ExchangeWorker(String name, Duration idlePark) {
+        this.idleParkNanos = idlePark.toNanos();
         this.thread = new Thread(this::run, name);
         thread.setDaemon(true);
         thread.start();
@@ -99,7 +111,7 @@ public final class ExchangeWorker implements AutoCloseable {
                 if (!running) {
                     return;
                 }
-                LockSupport.parkNanos(this, IDLE_PARK_NANOS);
+                LockSupport.parkNanos(this, idleParkNanos);
                 continue;
             }
             for (Event e : r) {
