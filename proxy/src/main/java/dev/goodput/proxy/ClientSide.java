@@ -41,6 +41,11 @@ final class ClientSide {
         this.ch = ch;
     }
 
+    /** Between requests: its answer has gone whole and nothing of the next request has been read. */
+    boolean waitsForRequest() {
+        return current == null && pending == null && inLength == 0 && !closeAfter;
+    }
+
     void ready(SelectionKey k) {
         try {
             if (k.isWritable()) {

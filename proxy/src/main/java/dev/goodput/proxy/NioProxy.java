@@ -40,6 +40,13 @@ final class NioProxy implements ProxyServer.Engine {
 
     final ProxyServer proxy;
     private final Selector selector;
+    /**
+     * The client connections again, for reading only, looked at mid-round: a request that comes while
+     * a round serves a step's chunks of every stream (at a step boundary, all of them) is read after
+     * {@link #PROBE_EVERY} more chunks at most, not after the whole round.
+     */
+    private final Selector probe;
+    private static final int PROBE_EVERY = 32;
     private final ServerSocketChannel server;
     private final Thread loop;
     private final String timing;
@@ -71,6 +78,7 @@ final class NioProxy implements ProxyServer.Engine {
         final int port = proxy.upstream().getPort() < 0 ? 80 : proxy.upstream().getPort();
         this.upstreamAddress = new InetSocketAddress(proxy.upstream().getHost(), port);
         this.selector = Selector.open();
+        this.probe = Selector.open();
         this.server = ServerSocketChannel.open();
         server.bind(listen, 1024);
         server.configureBlocking(false);
@@ -120,6 +128,8 @@ final class NioProxy implements ProxyServer.Engine {
                     for (ProxyExchange e : active.toArray(new ProxyExchange[0])) {
                         e.checkTimeouts(now);
                     }
+                    // a closed client's socket is released once every selector it is registered with has selected again
+                    probe();
                     worker.flush();
                 }
                 if (now >= nextIdleSweep) {
@@ -158,9 +168,13 @@ final class NioProxy implements ProxyServer.Engine {
                     ready(k);
                 }
             }
-            for (SelectionKey k : later) {
+            for (int i = 0; i < later.size(); i++) {
+                final SelectionKey k = later.get(i);
                 if (k.isValid()) {
                     ready(k);
+                }
+                if (i % PROBE_EVERY == PROBE_EVERY - 1) {
+                    probe();
                 }
             }
         } finally {
@@ -168,6 +182,19 @@ final class NioProxy implements ProxyServer.Engine {
             selector.selectedKeys().clear();
             later.clear();
         }
+    }
+
+    /** Reads the requests that came to clients waiting for their next one; the rest wait for the next round. */
+    private void probe() throws IOException {
+        if (probe.selectNow() == 0) {
+            return;
+        }
+        for (SelectionKey k : probe.selectedKeys()) {
+            if (k.isValid() && k.attachment() instanceof ClientSide c && c.waitsForRequest()) {
+                c.ready(k);
+            }
+        }
+        probe.selectedKeys().clear();
     }
 
     private static boolean firstByteWaits(SelectionKey k) {
@@ -191,6 +218,7 @@ final class NioProxy implements ProxyServer.Engine {
             ch.setOption(StandardSocketOptions.TCP_NODELAY, true);
             final ClientSide c = new ClientSide(this, ch);
             c.key = ch.register(selector, SelectionKey.OP_READ, c);
+            ch.register(probe, SelectionKey.OP_READ, c);
             clients.add(c);
         }
     }
@@ -253,6 +281,11 @@ final class NioProxy implements ProxyServer.Engine {
     public void close() {
         running = false;
         SelectorLoop.stop(selector, loop, LOG);
+        try {
+            probe.close();
+        } catch (IOException e) {
+            LOG.warn("closing the proxy's probe selector: {}", e.toString());
+        }
         worker.close();
     }
 }
