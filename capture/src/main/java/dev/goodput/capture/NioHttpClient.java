@@ -42,18 +42,12 @@ public final class NioHttpClient implements AutoCloseable {
      */
     public interface Exchange {
         void sent();
-
         void status(int code);
-
         /** Bytes of the response body, as {@code read()} returned them at {@code readNanos} ({@link System#nanoTime()}). */
         void body(ByteBuffer bytes, long readNanos);
-
         void end(Throwable failureOrNull);
 
-        /**
-         * The exchange ended at {@code endNanos} ({@link System#nanoTime()}, taken by the thread that saw the
-         * end): what a worker that delivers the end later calls, so the ending is timed when it happened.
-         */
+        /** The exchange ended at {@code endNanos} (nanoTime, taken by the thread that saw it), delivered later. */
         default void end(Throwable failureOrNull, long endNanos) {
             end(failureOrNull);
         }
