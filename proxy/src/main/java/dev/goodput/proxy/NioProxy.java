@@ -189,12 +189,15 @@ final class NioProxy implements ProxyServer.Engine {
         if (probe.selectNow() == 0) {
             return;
         }
-        for (SelectionKey k : probe.selectedKeys()) {
-            if (k.isValid() && k.attachment() instanceof ClientSide c && c.waitsForRequest()) {
-                c.ready(k);
+        try {
+            for (SelectionKey k : probe.selectedKeys()) {
+                if (k.isValid() && k.attachment() instanceof ClientSide c && c.waitsForRequest()) {
+                    c.ready(k);
+                }
             }
+        } finally {
+            probe.selectedKeys().clear();
         }
-        probe.selectedKeys().clear();
     }
 
     private static boolean firstByteWaits(SelectionKey k) {
