@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,6 +48,7 @@ import dev.goodput.sink.SinkConfig;
 import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsSettings;
 import dev.goodput.streams.time.LogClock;
+import dev.goodput.topics.DeadLetters;
 import dev.goodput.topics.Topics;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -56,7 +58,12 @@ import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -74,16 +81,24 @@ class SpanIngestIT {
     private static final Path SPANS_CONTRACT = Path.of("../config/contract-spans.yaml");
     private static final Scenario SCENARIO = new Scenario(64, 32, 10.0, null, "cold");
     private static final long WINDOW_US = 2_000_000;
-    private static final long GRACE_US = 1_000_000;
     /**
-     * How far ahead of the moment they are told the spans' earliest time is moved. An event is late,
-     * and refused, when the broker appends it at or past its window's end plus the grace: the lead is
-     * the allowance for the SDK's export and the command's first publish (CI once measured about 6 s,
-     * a loaded machine and two cold JVMs, against the two windows it had then). The door refuses
-     * events dated more than 60 s past their log time, so it must stay well under that.
+     * The allowance for publishing delay: an event is late, and refused, when the broker appends it at
+     * or past its window's end plus the grace. The generator publishes as it goes (a run of chunks
+     * 100 ms after its first), so this is what a loaded machine may stall its publisher by.
      */
-    private static final long LEAD_US = 15_000_000;
-    /** The streams-app knows a request by its id alone: the second telling of the same requests gets ids of its own. */
+    private static final long GRACE_US = 5_000_000;
+    /**
+     * How far ahead of the moment they are told the spans' earliest time is moved, on top of the
+     * grace: the allowance for the SDK's export and the command's first publish (CI once took about
+     * 6 s, a loaded machine and two cold JVMs, against the 3-5 s it had then). The door refuses events
+     * dated more than 60 s past their log time, so it must stay well under that.
+     */
+    private static final long LEAD_US = 10_000_000;
+    /**
+     * The streams-app knows a request by its id alone, and refuses one it has finished as a duplicate
+     * until its id expires: each telling of the generator's requests as spans gets ids of its own.
+     */
+    private static final String VLLM_ID = "vllm-";
     private static final String SEMCONV_ID = "semconv-";
 
     @Test
@@ -138,7 +153,8 @@ class SpanIngestIT {
                     final Map<String, RequestVerdict> bySpan = verdicts(props, client, run, generated.size());
                     if (!bySpan.keySet().equals(byGen.keySet())) {
                         assertThat(bySpan.keySet()).as("verdicts of %s; published late (log time past window end + grace): %s;"
-                                        + " goodput spans said:%n%s%n%s", run, lateOnArrival(props, client, run), vllm.output(), semconv.output())
+                                        + " DLQ reasons by key: %s; goodput spans said:%n%s%n%s", run, lateOnArrival(props, client, run),
+                                dlqReasons(props), vllm.output(), semconv.output())
                                 .isEqualTo(byGen.keySet());
                     }
                     byGen.forEach((id, g) -> {
@@ -204,7 +220,10 @@ class SpanIngestIT {
         }
     }
 
-    /** The generator against the simulator, no warm-up (spans have none), its windows ticked closed. */
+    /**
+     * The generator against the simulator, no warm-up (spans have none). Its ticks after the run do not
+     * outlast the grace: the span commands' ticks, later and longer, close its last windows.
+     */
     private static void generate(Properties props, SchemaRegistryClient client, Contract contract, Corpus corpus) throws Exception {
         try (SimServer server = new SimServer(SimConfig.defaults(), corpus, 0);
              Generator g = new Generator(new StreamingClient(64), new KafkaEventSink(props, client, Topics.TOKENS.name(),
@@ -284,7 +303,7 @@ class SpanIngestIT {
             if (vllm) {
                 // vLLM's llm_request span: started at the request's arrival, ended when it finished
                 tracer.spanBuilder("llm_request").setStartTimestamp(startNs, TimeUnit.NANOSECONDS)
-                        .setAttribute("gen_ai.request.id", e.getRequestId())
+                        .setAttribute("gen_ai.request.id", VLLM_ID + e.getRequestId())
                         .setAttribute("gen_ai.usage.prompt_tokens", (long) e.getPromptTokens())
                         .setAttribute("gen_ai.usage.completion_tokens", (long) e.getOutputTokens())
                         .setAttribute("gen_ai.latency.time_to_first_token", ttft).setAttribute("gen_ai.latency.e2e", e2e)
@@ -321,12 +340,36 @@ class SpanIngestIT {
         return late;
     }
 
+    /** Every dead letter's key and reason, for a failure's message. */
+    private static Map<String, String> dlqReasons(Properties props) {
+        final Map<String, String> reasons = new java.util.TreeMap<>();
+        final Properties p = new Properties();
+        p.putAll(props);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            final List<TopicPartition> parts = c.partitionsFor(Topics.DLQ.name()).stream()
+                    .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            final Map<TopicPartition, Long> ends = c.endOffsets(parts);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (System.nanoTime() < deadline && parts.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                    reasons.put(r.key() == null ? "<null key>" : new String(r.key(), StandardCharsets.UTF_8),
+                            DeadLetters.header(r.headers(), DeadLetters.REASON));
+                }
+            }
+        }
+        return reasons;
+    }
+
     /** A run's verdicts by request id, read until all {@code n} are there. */
     private static Map<String, RequestVerdict> verdicts(Properties props, SchemaRegistryClient client, String run, int n)
             throws InterruptedException {
         return awaitAll(() -> read(props, client, Topics.VERDICTS.name(), RequestVerdict.class).stream()
                 .filter(v -> v.getRunId().equals(run))
-                .collect(Collectors.toMap(v -> v.getRequestId().replaceFirst("^" + SEMCONV_ID, ""), v -> v, (a, b) -> b)), n);
+                .collect(Collectors.toMap(v -> v.getRequestId().replaceFirst("^(" + VLLM_ID + "|" + SEMCONV_ID + ")", ""), v -> v,
+                        (a, b) -> b)), n);
     }
 
     /**
