@@ -245,8 +245,9 @@ class SpanIngestIT {
      * vLLM-shaped into run "spans-vllm" and semconv-shaped into run "spans-semconv", one command each.
      * The spans are told now, as an engine would tell them, so their times are moved forward by whole
      * windows ({@code offsetUs}: each request keeps its window, some further on) to at least
-     * {@link #LEAD_US} after the moment they are told. Each command ticks on after it stops until its last window has passed its grace, a
-     * length taken from the requests' own span, and its output is returned once it has exited.
+     * {@link #LEAD_US} after the moment they are told. Each command ticks on after it stops until its
+     * last window has passed its grace, a length taken from the requests' own span, and its output is
+     * returned once it has exited.
      */
     private static List<Told> tellAsSpans(EmbeddedKafka kafka, InProcessSchemaRegistry registry, List<RequestEvent> requests)
             throws Exception {
