@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,6 +35,7 @@ import dev.goodput.generator.load.Scenario;
 import dev.goodput.kafka.EmbeddedKafka;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.report.DeadLetterCounts;
 import dev.goodput.report.TopicSnapshot;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
@@ -48,7 +48,6 @@ import dev.goodput.sink.SinkConfig;
 import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsSettings;
 import dev.goodput.streams.time.LogClock;
-import dev.goodput.topics.DeadLetters;
 import dev.goodput.topics.Topics;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -58,12 +57,7 @@ import io.opentelemetry.sdk.resources.Resource;
 import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.export.BatchSpanProcessor;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -153,8 +147,8 @@ class SpanIngestIT {
                     final Map<String, RequestVerdict> bySpan = verdicts(props, client, run, generated.size());
                     if (!bySpan.keySet().equals(byGen.keySet())) {
                         assertThat(bySpan.keySet()).as("verdicts of %s; published late (log time past window end + grace): %s;"
-                                        + " DLQ reasons by key: %s; goodput spans said:%n%s%n%s", run, lateOnArrival(props, client, run),
-                                dlqReasons(props), vllm.output(), semconv.output())
+                                        + " DLQ by reason: %s; goodput spans said:%n%s%n%s", run, lateOnArrival(props, client, run),
+                                DeadLetterCounts.since(props, Topics.DLQ.name(), Map.of()), vllm.output(), semconv.output())
                                 .isEqualTo(byGen.keySet());
                     }
                     byGen.forEach((id, g) -> {
@@ -339,29 +333,6 @@ class SpanIngestIT {
             }
         }, null);
         return late;
-    }
-
-    /** Every dead letter's key and reason, for a failure's message. */
-    private static Map<String, String> dlqReasons(Properties props) {
-        final Map<String, String> reasons = new java.util.TreeMap<>();
-        final Properties p = new Properties();
-        p.putAll(props);
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            final List<TopicPartition> parts = c.partitionsFor(Topics.DLQ.name()).stream()
-                    .map(i -> new TopicPartition(i.topic(), i.partition())).toList();
-            c.assign(parts);
-            c.seekToBeginning(parts);
-            final Map<TopicPartition, Long> ends = c.endOffsets(parts);
-            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (System.nanoTime() < deadline && parts.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
-                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                    reasons.put(r.key() == null ? "<null key>" : new String(r.key(), StandardCharsets.UTF_8),
-                            DeadLetters.header(r.headers(), DeadLetters.REASON));
-                }
-            }
-        }
-        return reasons;
     }
 
     /** A run's verdicts by request id, read until all {@code n} are there. */
