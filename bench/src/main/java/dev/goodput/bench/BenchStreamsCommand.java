@@ -33,7 +33,7 @@ public final class BenchStreamsCommand implements Callable<Integer> {
     @Option(names = "--live-seconds", defaultValue = "40", description = "Seconds of live load for the delay phase; 0 skips it.")
     double liveSeconds;
 
-    @Option(names = "--run-ms", defaultValue = "100", description = "Milliseconds of a request's chunks in one run on the"
+    @Option(names = "--run-ms", defaultValue = "500", description = "Milliseconds of a request's chunks in one run on the"
             + " streams-app's topic (default: ${DEFAULT-VALUE}, the generator's sink's interval).")
     long runMs;
 

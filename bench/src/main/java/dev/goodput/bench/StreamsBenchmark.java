@@ -59,7 +59,7 @@ final class StreamsBenchmark {
     private final double liveSeconds;
     /** The heap of both apps in the rate phase, as {@code -Xmx} takes it. */
     private final String rateHeap;
-    /** How long of a request's chunks go in one run (the generator's sink: 100 ms). */
+    /** How long of a request's chunks go in one run (the generator's sink: 500 ms). */
     private final long runUs;
     /** The broker's JVM, whose CPU is read beside each app's. */
     private long brokerPid = -1;

@@ -78,7 +78,7 @@ class SpanIngestIT {
     /**
      * The allowance for publishing delay: an event is late, and refused, when the broker appends it at
      * or past its window's end plus the grace. The generator publishes as it goes (a run of chunks
-     * 100 ms after its first), so this is what a loaded machine may stall its publisher by.
+     * 500 ms after its first), so this is what a loaded machine may stall its publisher by.
      */
     private static final long GRACE_US = 5_000_000;
     /**

@@ -48,11 +48,15 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
     /** Chunks in one run at most, so a fast stream's record stays a few KB. */
     static final int MAX_RUN = 256;
     /**
-     * How long a request's chunks are gathered into one record: well under any grace (a run's first
-     * chunk reaches the log this much later than it would alone), and under a tenth of the
-     * 1 s freshness bar a window's final record is held to.
+     * How long a request's chunks are gathered into one record. A run's first chunk reaches the log
+     * this much later than it would alone, so it must stay well under the grace the streams-app
+     * runs with (a tenth of the default 5 s); nothing the streams-app emits waits for it, since a
+     * request counts only once its request event has come, and its last run goes at once with that.
+     * 500 ms, not 100: a request of half a second or less (50 chunks at 10 ms) is one record rather
+     * than five, and a long one a fifth as many; bench-streams measured what it gives and what it
+     * does not (docs/benchmarks.md).
      */
-    public static final Duration DEFAULT_RUN_INTERVAL = Duration.ofMillis(100);
+    public static final Duration DEFAULT_RUN_INTERVAL = Duration.ofMillis(500);
 
     private final KafkaProducer<String, SpecificRecord> producer;
     private final String tokensTopic;
