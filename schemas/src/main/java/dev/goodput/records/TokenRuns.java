@@ -1,5 +1,6 @@
 package dev.goodput.records;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,6 +16,13 @@ import dev.goodput.definitions.Micros;
  * a run's chunks through here, so each chunk is read the same way wherever it is read.
  */
 public final class TokenRuns {
+
+    /**
+     * How long this project's producers (the generator's and the proxy's sink) gather a request's
+     * chunks into one run at most: a chunk reaches the log up to this much later than it came, which
+     * the streams-app's grace must cover ({@code StreamsSettings.graceWarning}).
+     */
+    public static final Duration PRODUCER_INTERVAL = Duration.ofMillis(500);
 
     private TokenRuns() {
     }

@@ -154,6 +154,7 @@ public final class StreamsApp {
      */
     public static KafkaStreams start(StreamsSettings c, AvroSerdes serdes, Properties streamsProps,
                                      boolean reset, FailurePolicy failures) {
+        c.graceWarning().ifPresent(LOG::warn);
         final Properties props = new Properties();
         props.putAll(streamsProps);
         recordFailureProperties(c).forEach(props::putIfAbsent);

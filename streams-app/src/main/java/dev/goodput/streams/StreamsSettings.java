@@ -12,6 +12,7 @@ import dev.goodput.config.Durations;
 import dev.goodput.config.Settings;
 import dev.goodput.contract.Contract;
 import dev.goodput.definitions.SloFlags;
+import dev.goodput.records.TokenRuns;
 import dev.goodput.topics.Topics;
 
 /**
@@ -116,6 +117,26 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
 
     public long graceUs() {
         return grace.toNanos() / 1_000;
+    }
+
+    /**
+     * A grace under twice the producers' run interval ({@link TokenRuns#PRODUCER_INTERVAL}) is allowed
+     * (other producers may send each chunk at once) but refuses chunks of this project's producers
+     * as late once their run waited past it: said at start, with the fix.
+     */
+    public Optional<String> graceWarning() {
+        final Duration floor = TokenRuns.PRODUCER_INTERVAL.multipliedBy(2);
+        if (grace.compareTo(floor) >= 0) {
+            return Optional.empty();
+        }
+        return Optional.of("grace " + text(grace) + " is under " + text(floor) + ": the generator and the proxy"
+                + " send a request's chunks in runs of up to " + text(TokenRuns.PRODUCER_INTERVAL) + ", so chunks of"
+                + " longer requests can reach the log past their window's end plus the grace and be refused as late;"
+                + " use a grace of a few seconds (--grace, or GOODPUT_GRACE; default " + DEFAULT_GRACE + ")");
+    }
+
+    private static String text(Duration d) {
+        return d.toMillis() % 1_000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     /** The objectives that judge a request of this contract. */

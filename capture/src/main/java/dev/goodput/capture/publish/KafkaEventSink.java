@@ -56,7 +56,7 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
      * than five, and a long one a fifth as many; bench-streams measured what it gives and what it
      * does not (docs/benchmarks.md).
      */
-    public static final Duration DEFAULT_RUN_INTERVAL = Duration.ofMillis(500);
+    public static final Duration DEFAULT_RUN_INTERVAL = TokenRuns.PRODUCER_INTERVAL;
 
     private final KafkaProducer<String, SpecificRecord> producer;
     private final String tokensTopic;
