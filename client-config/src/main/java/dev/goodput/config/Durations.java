@@ -78,7 +78,8 @@ public final class Durations {
         return Duration.ofMillis(Math.round(s * 1000));
     }
 
-    private static String text(Duration d) {
+    /** A duration as a flag takes it: {@code 5s}, or {@code 500ms} when it is not whole seconds. */
+    public static String text(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
     }
 

@@ -129,14 +129,10 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
         if (grace.compareTo(floor) >= 0) {
             return Optional.empty();
         }
-        return Optional.of("grace " + text(grace) + " is under " + text(floor) + ": the generator and the proxy"
-                + " send a request's chunks in runs of up to " + text(TokenRuns.PRODUCER_INTERVAL) + ", so chunks of"
+        return Optional.of("grace " + Durations.text(grace) + " is under " + Durations.text(floor) + ": the generator and the proxy"
+                + " send a request's chunks in runs of up to " + Durations.text(TokenRuns.PRODUCER_INTERVAL) + ", so chunks of"
                 + " longer requests can reach the log past their window's end plus the grace and be refused as late;"
                 + " use a grace of a few seconds (--grace, or GOODPUT_GRACE; default " + DEFAULT_GRACE + ")");
-    }
-
-    private static String text(Duration d) {
-        return d.toMillis() % 1_000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
     }
 
     /** The objectives that judge a request of this contract. */

@@ -28,10 +28,10 @@ class StreamsSettingsTest {
         assertThat(load(Map.of()).graceWarning()).isEmpty();
         assertThat(load(Map.of(), "--grace", "1s").graceWarning()).isEmpty();
         assertThat(load(Map.of(), "--grace", "0s").graceWarning()).hasValueSatisfying(w -> assertThat(w)
-                .startsWith("grace 0 s is under 1 s").contains("runs of up to 500 ms").contains("refused as late")
+                .startsWith("grace 0s is under 1s").contains("runs of up to 500ms").contains("refused as late")
                 .endsWith("use a grace of a few seconds (--grace, or GOODPUT_GRACE; default 5s)"));
         assertThat(load(Map.of("GOODPUT_GRACE", "999ms")).graceWarning()).hasValueSatisfying(w -> assertThat(w)
-                .startsWith("grace 999 ms is under 1 s"));
+                .startsWith("grace 999ms is under 1s"));
     }
 
     @Test
