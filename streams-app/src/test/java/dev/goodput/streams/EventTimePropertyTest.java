@@ -56,8 +56,8 @@ class EventTimePropertyTest {
     private record Reading(String name, double tokenBias, double heartbeatChance, long maxHeartbeatMs) {
     }
 
-    /** The generator's flush interval (KafkaEventSink's): a run holds the chunks of one request published within it. */
-    private static final long RUN_MS = 500;
+    /** The generator's and the proxy's flush interval: a run holds the chunks of one request published within it. */
+    private static final long RUN_MS = TokenRuns.PRODUCER_INTERVAL.toMillis();
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3, 5, 8, 13, 21, 34})
