@@ -1,5 +1,6 @@
 package dev.goodput.config;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -81,6 +82,14 @@ public final class Durations {
     /** A duration as a flag takes it: {@code 5s}, or {@code 500ms} when it is not whole seconds. */
     public static String text(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+    }
+
+    /**
+     * A duration in seconds as the console prints it beside "s": exact to the millisecond, no trailing
+     * zeros ({@code 5}, {@code 2.5}, {@code 0.2}), so a 200 ms grace never reads as 0 s.
+     */
+    public static String seconds(Duration d) {
+        return BigDecimal.valueOf(d.toMillis(), 3).stripTrailingZeros().toPlainString();
     }
 
     /** A picocli converter to seconds, for options declared as seconds: takes every form above. */

@@ -31,6 +31,17 @@ class DurationsTest {
         assertThat(Durations.parse("1.5h", "--d")).isEqualTo(Duration.ofMinutes(90));
     }
 
+    /** The console's seconds: a grace under a second is not rounded to 0 (the demo printed "0 s grace" for 200ms). */
+    @Test
+    void secondsAreExactToTheMillisecond() {
+        assertThat(Durations.seconds(Duration.ofSeconds(5))).isEqualTo("5");
+        assertThat(Durations.seconds(Duration.ofMillis(2500))).isEqualTo("2.5");
+        assertThat(Durations.seconds(Duration.ofMillis(200))).isEqualTo("0.2");
+        assertThat(Durations.seconds(Duration.ofMillis(1))).isEqualTo("0.001");
+        assertThat(Durations.seconds(Duration.ofMinutes(2))).isEqualTo("120");
+        assertThat(Durations.seconds(Duration.ZERO)).isEqualTo("0");
+    }
+
     @Test
     void anythingElseIsRefusedNamingTheFlagAndTheForms() {
         for (String bad : new String[] {"", "x", "1x", "30m1h", "1h1h", "5 minutes", "1.2.3"}) {

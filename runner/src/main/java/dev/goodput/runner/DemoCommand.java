@@ -239,8 +239,8 @@ final class DemoCommand implements Callable<Integer> {
                     GoodputMetrics.DEFAULT_STALE_AFTER, List.of("goodput-demo", "goodput-demo-sink"));
             final LiveTable table = new LiveTable(props, registry, Topics.WINDOW_STATS.name(),
                     Topics.COST.name(), out);
-            out.printf(Locale.ROOT, "  streams    goodput-demo: %d s windows, %d s grace; a row per closed window below%n",
-                    streamsConfig.window().toSeconds(), streamsConfig.grace().toSeconds());
+            out.printf(Locale.ROOT, "  streams    goodput-demo: %s s windows, %s s grace; a row per closed window below%n",
+                    Durations.seconds(streamsConfig.window()), Durations.seconds(streamsConfig.grace()));
             out.printf(Locale.ROOT, "  sink       prices from %s; metrics at %s%n", pricesFile, sink.metrics().url());
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             out.println(duration == null ? "Press Ctrl-C to stop (the matrix repeats, each pass a run of its own)."
@@ -277,8 +277,8 @@ final class DemoCommand implements Callable<Integer> {
                 out.println("Stopping.");
                 generator.stop();
                 load.join(TimeUnit.SECONDS.toMillis(90));
-                out.printf(Locale.ROOT, "Closing the run's last windows (%d s: a window and its grace of ticks, then the"
-                        + " end-of-run marker).%n", streamsConfig.window().plus(streamsConfig.grace()).toSeconds());
+                out.printf(Locale.ROOT, "Closing the run's last windows (%s s: a window and its grace of ticks, then the"
+                        + " end-of-run marker).%n", Durations.seconds(streamsConfig.window().plus(streamsConfig.grace())));
                 out.flush();
             } finally {
                 if (failedPart.get() == null) {

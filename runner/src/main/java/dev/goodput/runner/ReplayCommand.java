@@ -152,16 +152,16 @@ public final class ReplayCommand implements Callable<Integer> {
     static StreamsSettings asLive(PrintStream out, StreamsSettings defaults, LiveWindowing live) {
         if (live == null) {
             out.printf(Locale.ROOT, "live windowing: no window records on %s; taking the defaults (%s s windows, grace %s s)%n",
-                    defaults.topics().windowStats(), seconds(defaults.window()), seconds(defaults.grace()));
+                    defaults.topics().windowStats(), Durations.seconds(defaults.window()), Durations.seconds(defaults.grace()));
             return defaults;
         }
         if (live.grace() == null) {
             out.printf(Locale.ROOT, "live windowing: %s s windows; the records predate grace being recorded, taking the default %s s%n",
-                    seconds(live.window()), seconds(defaults.grace()));
+                    Durations.seconds(live.window()), Durations.seconds(defaults.grace()));
             return defaults.withWindow(live.window(), defaults.grace());
         }
-        out.printf(Locale.ROOT, "live windowing: %s s windows, grace %s s (from %s)%n", seconds(live.window()),
-                seconds(live.grace()), defaults.topics().windowStats());
+        out.printf(Locale.ROOT, "live windowing: %s s windows, grace %s s (from %s)%n", Durations.seconds(live.window()),
+                Durations.seconds(live.grace()), defaults.topics().windowStats());
         return defaults.withWindow(live.window(), live.grace());
     }
 
@@ -231,10 +231,6 @@ public final class ReplayCommand implements Callable<Integer> {
         }
     }
 
-    private static String seconds(Duration d) {
-        return java.math.BigDecimal.valueOf(d.toMillis(), 3).stripTrailingZeros().toPlainString();
-    }
-
     /** Every parameter that differs from the contract and the live run's settings, one line each. */
     static List<String> differences(StreamsSettings c, Map<String, Contract> contracts, StreamsSettings live) {
         final List<String> out = new ArrayList<>();
@@ -248,10 +244,10 @@ public final class ReplayCommand implements Callable<Integer> {
             }
         }
         if (!c.window().equals(live.window())) {
-            out.add("window " + seconds(live.window()) + " s -> " + seconds(c.window()) + " s");
+            out.add("window " + Durations.seconds(live.window()) + " s -> " + Durations.seconds(c.window()) + " s");
         }
         if (!c.grace().equals(live.grace())) {
-            out.add("grace " + seconds(live.grace()) + " s -> " + seconds(c.grace()) + " s");
+            out.add("grace " + Durations.seconds(live.grace()) + " s -> " + Durations.seconds(c.grace()) + " s");
         }
         return out;
     }
