@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import dev.goodput.records.TokenRuns;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -37,5 +38,15 @@ class BenchStreamsCommandTest {
         assertThat(c.rateHeap).isEqualTo(launcher.group(2));
         new CommandLine(c).parseArgs("--rate-heap", "512m");
         assertThat(c.rateHeap).isEqualTo("512m");
+    }
+
+    /** The rate is read from runs as the generator and the proxy publish them: their sink's interval, not a copy gone stale. */
+    @Test
+    void theRunIntervalIsTheProducersUnlessSaidOtherwise() {
+        final BenchStreamsCommand c = new BenchStreamsCommand();
+        new CommandLine(c).parseArgs();
+        assertThat(c.runMs).isEqualTo(TokenRuns.PRODUCER_INTERVAL.toMillis());
+        new CommandLine(c).parseArgs("--run-ms", "100");
+        assertThat(c.runMs).isEqualTo(100);
     }
 }
