@@ -1,7 +1,9 @@
 package dev.goodput.generator;
 
 import java.io.PrintStream;
+import java.util.LinkedHashSet;
 import java.util.Locale;
+import java.util.Set;
 
 import dev.goodput.avro.RunSummary;
 import dev.goodput.generator.load.ErrorClasses;
@@ -18,11 +20,21 @@ public final class RunOutcome {
     private long requests;
     private long ok;
     private final ErrorClasses errors = new ErrorClasses();
+    /** Scenarios with a request past their warm-up: each has a window in the pipeline's output. */
+    private final Set<String> measuredScenarios = new LinkedHashSet<>();
 
     synchronized void add(RunSummary s, ErrorClasses scenarioErrors) {
         requests += s.getRequests();
         ok += s.getRequestsOk();
         errors.addAll(scenarioErrors);
+        if (s.getRequests() > s.getWarmupRequests()) {
+            measuredScenarios.add(s.getScenarioId().toString());
+        }
+    }
+
+    /** The scenarios that measured at least one request (warm-up excluded), so far. */
+    public synchronized Set<String> measuredScenarios() {
+        return Set.copyOf(measuredScenarios);
     }
 
     /** 0, or 1 after printing the top error classes with one example each when no request succeeded. */

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import dev.goodput.avro.CostRecord;
@@ -36,9 +35,8 @@ final class LiveTable implements AutoCloseable {
     private final PrintStream out;
     private final ResultsFollower follower;
     private int rows;
-    /** Windows seen (live or final) that have no final, priced row yet. */
-    private final Set<Keys.Window> unsettled = ConcurrentHashMap.newKeySet();
-    private volatile long lastRecordNanos = System.nanoTime();
+    /** Whether the run's windows have all come, final and priced. */
+    private final Settling settling = new Settling(System.nanoTime());
 
     LiveTable(Properties client, SchemaRegistryClient registry, String topic, String costTopic, PrintStream out) {
         this.out = out;
@@ -47,9 +45,8 @@ final class LiveTable implements AutoCloseable {
                 new ResultsFollower.Listener() {
                     @Override
                     public void onWindow(WindowStats w) {
-                        lastRecordNanos = System.nanoTime();
                         final Keys.Window key = new Keys.Window(w.getContractId(), w.getScenarioId(), Micros.of(w.getWindowStartUs()));
-                        unsettled.add(key);
+                        settling.windowSeen(key, System.nanoTime());
                         if (w.getIsFinal()) {
                             pending.put(key, w);
                         }
@@ -61,9 +58,10 @@ final class LiveTable implements AutoCloseable {
                                 : pending.remove(window(c));
                         if (w != null) {
                             print(w, c);
-                            unsettled.remove(window(c));
+                            settling.windowPriced(window(c), System.nanoTime());
+                        } else {
+                            settling.recordSeen(System.nanoTime());
                         }
-                        lastRecordNanos = System.nanoTime();
                     }
                 });
     }
@@ -90,18 +88,23 @@ final class LiveTable implements AutoCloseable {
     }
 
     /**
-     * Waits until every window this table has seen is final and priced, and nothing new came for
-     * {@code quiet}; at most {@code timeout}. Returns how many windows are still open or unpriced.
+     * Waits until every window this table has seen is final and priced, every scenario in
+     * {@code measuredScenarios} has had a priced window, and nothing new came for {@code quiet}; at
+     * most {@code timeout}. Returns what is still missing, empty when settled.
      */
-    int awaitSettled(Duration quiet, Duration timeout) throws InterruptedException {
+    String awaitSettled(Set<String> measuredScenarios, Duration quiet, Duration timeout) throws InterruptedException {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (unsettled.isEmpty() && System.nanoTime() - lastRecordNanos > quiet.toNanos()) {
-                return 0;
+            if (settling.settled(measuredScenarios, System.nanoTime(), quiet.toNanos())) {
+                return "";
             }
             Thread.sleep(100);
         }
-        return unsettled.size();
+        final Set<String> missing = settling.scenariosWithoutWindows(measuredScenarios);
+        final int open = settling.openWindows();
+        return (open > 0 ? open + " window(s) of this run had not closed and been priced" : "")
+                + (open > 0 && !missing.isEmpty() ? "; " : "")
+                + (missing.isEmpty() ? "" : "no priced window of " + String.join(", ", missing));
     }
 
     private static String dollars(Double v, boolean priced) {
