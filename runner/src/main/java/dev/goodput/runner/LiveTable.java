@@ -100,11 +100,7 @@ final class LiveTable implements AutoCloseable {
             }
             Thread.sleep(100);
         }
-        final Set<String> missing = settling.scenariosWithoutWindows(measuredScenarios);
-        final int open = settling.openWindows();
-        return (open > 0 ? open + " window(s) of this run had not closed and been priced" : "")
-                + (open > 0 && !missing.isEmpty() ? "; " : "")
-                + (missing.isEmpty() ? "" : "no priced window of " + String.join(", ", missing));
+        return settling.missing(measuredScenarios);
     }
 
     private static String dollars(Double v, boolean priced) {

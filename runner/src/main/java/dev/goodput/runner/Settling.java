@@ -1,6 +1,8 @@
 package dev.goodput.runner;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -45,15 +47,20 @@ final class Settling {
         return unsettled.isEmpty() && priced.containsAll(measuredScenarios) && nowNanos - lastRecordNanos > quietNanos;
     }
 
-    /** Windows still open or unpriced. */
-    synchronized int openWindows() {
-        return unsettled.size();
-    }
-
-    /** Scenarios that measured requests and have no priced window yet, in order. */
-    synchronized Set<String> scenariosWithoutWindows(Set<String> measuredScenarios) {
-        final Set<String> missing = new TreeSet<>(measuredScenarios);
-        missing.removeAll(priced);
-        return missing;
+    /**
+     * What is still missing, as the demo's warning says it, or empty when nothing is: windows seen but
+     * not final and priced, and the scenarios that measured requests without a priced window (in order).
+     */
+    synchronized String missing(Set<String> measuredScenarios) {
+        final Set<String> without = new TreeSet<>(measuredScenarios);
+        without.removeAll(priced);
+        final List<String> parts = new ArrayList<>();
+        if (!unsettled.isEmpty()) {
+            parts.add(unsettled.size() + " window(s) of this run had not closed and been priced");
+        }
+        if (!without.isEmpty()) {
+            parts.add("no priced window of " + String.join(", ", without));
+        }
+        return String.join("; ", parts);
     }
 }

@@ -19,7 +19,7 @@ class SettlingTest {
     void aTableThatSawNothingIsNotSettledWhileAScenarioMeasuredRequests() {
         final Settling s = new Settling(0);
         assertThat(s.settled(Set.of("a"), 60 * QUIET, QUIET)).isFalse();
-        assertThat(s.scenariosWithoutWindows(Set.of("b", "a"))).containsExactly("a", "b");
+        assertThat(s.missing(Set.of("b", "a"))).isEqualTo("no priced window of a, b");
         // a run that measured nothing (stopped in its warm-up) ends after the quiet spell, as before
         assertThat(s.settled(Set.of(), QUIET + 1, QUIET)).isTrue();
         assertThat(s.settled(Set.of(), QUIET, QUIET)).isFalse();
@@ -31,7 +31,8 @@ class SettlingTest {
         s.windowSeen(A1, 10);
         s.windowSeen(B1, 20);
         s.windowPriced(A1, 30);
-        assertThat(s.openWindows()).isEqualTo(1);
+        assertThat(s.missing(Set.of("a", "b"))).isEqualTo("1 window(s) of this run had not closed and been priced;"
+                + " no priced window of b");
         assertThat(s.settled(Set.of("a", "b"), 100 * QUIET, QUIET)).as("b's window is not priced").isFalse();
         s.windowPriced(B1, 40);
         assertThat(s.settled(Set.of("a", "b"), 40 + QUIET, QUIET)).as("within the quiet spell").isFalse();
@@ -41,7 +42,7 @@ class SettlingTest {
         assertThat(s.settled(Set.of("a", "b"), 100 * QUIET, QUIET)).isFalse();
         s.windowPriced(A2, 60 + QUIET);
         assertThat(s.settled(Set.of("a", "b"), 61 + 2 * QUIET, QUIET)).isTrue();
-        assertThat(s.scenariosWithoutWindows(Set.of("a", "b"))).isEmpty();
+        assertThat(s.missing(Set.of("a", "b"))).isEmpty();
     }
 
     @Test
