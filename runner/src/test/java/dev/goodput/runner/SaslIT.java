@@ -2,7 +2,10 @@ package dev.goodput.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.io.Writer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -115,12 +118,23 @@ class SaslIT {
         }
     }
 
-    private static int run(String... args) throws Exception {
-        try (ChildCli c = ChildCli.start(args)) {
-            final int rc = c.waitForExit();
-            assertThat(rc).as("%s:%n%s", args[0], c.output()).isZero();
-            return rc;
+    /**
+     * A command that runs and exits, in this JVM through {@link Main#run} (what {@code main} calls):
+     * its clients are made as in a child JVM, from the same flags and file, without a JVM's start-up
+     * for each. The long-running commands (registry, streams, sink, demo) stay child processes.
+     */
+    private static int run(String... args) {
+        final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final PrintStream stdout = System.out;
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        final int rc;
+        try {
+            rc = Main.run(args);
+        } finally {
+            System.setOut(stdout);
         }
+        assertThat(rc).as("%s:%n%s", args[0], captured.toString(StandardCharsets.UTF_8)).isZero();
+        return rc;
     }
 
     private static Properties client() {
