@@ -268,7 +268,7 @@ final class DemoCommand implements Callable<Integer> {
                         repeat || duration == null, stop, failedPart),
                         "goodput-demo-load");
                 load.start();
-                watch(streams, streamsFailures, sink, stop, failedPart);
+                PipelineWatch.start(streams, streamsFailures, sink, stop, failedPart);
                 if (duration == null) {
                     stop.await();
                 } else {
@@ -277,8 +277,14 @@ final class DemoCommand implements Callable<Integer> {
                 out.println("Stopping.");
                 generator.stop();
                 load.join(TimeUnit.SECONDS.toMillis(90));
-                out.printf(Locale.ROOT, "Closing the run's last windows (%s s: a window and its grace of ticks, then the"
-                        + " end-of-run marker).%n", Durations.seconds(streamsConfig.window().plus(streamsConfig.grace())));
+                if (PipelineWatch.stopped(failedPart.get())) {
+                    // no window the stopped part should close or price will come: the ticks would only delay the error
+                    generator.sink().closeWindowsAfter(Duration.ZERO);
+                    out.println("Not waiting for the run's last windows: the " + failedPart.get().split(":", 2)[0] + ".");
+                } else {
+                    out.printf(Locale.ROOT, "Closing the run's last windows (%s s: a window and its grace of ticks, then the"
+                            + " end-of-run marker).%n", Durations.seconds(streamsConfig.window().plus(streamsConfig.grace())));
+                }
                 out.flush();
             } finally {
                 if (failedPart.get() == null) {
@@ -314,36 +320,6 @@ final class DemoCommand implements Callable<Integer> {
             finished.countDown();
         }
         return 0;
-    }
-
-    /**
-     * Stops the run when the streams-app or the sink gives up on an error (after its bounded thread
-     * replacements), instead of running on without it; {@code failedPart} names the part and the cause.
-     */
-    private static void watch(KafkaStreams streams, FailurePolicy streamsFailures,
-                              SinkCommand.Running sink, CountDownLatch stop,
-                              AtomicReference<String> failedPart) {
-        final Thread watcher = new Thread(() -> {
-            try {
-                while (!stop.await(500, TimeUnit.MILLISECONDS)) {
-                    final String failed = failed(streams) ? "streams-app stopped: " + streamsFailures.reason()
-                            : failed(sink.streams()) ? "sink stopped: " + sink.failures().reason() : null;
-                    if (failed != null) {
-                        failedPart.set(failed);
-                        stop.countDown();
-                    }
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "goodput-demo-watch");
-        watcher.setDaemon(true);
-        watcher.start();
-    }
-
-    private static boolean failed(KafkaStreams s) {
-        return s.state() == KafkaStreams.State.ERROR
-                || s.state() == KafkaStreams.State.PENDING_ERROR;
     }
 
     /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */

@@ -51,6 +51,9 @@ class DemoStaleDataIT {
         }
         assertThat(exit).as(out).isEqualTo(Main.EXIT_FAILED);
         assertThat(out).contains(expected).contains("start clean with --fresh")
-                .doesNotContain("Stopped.");
+                .doesNotContain("Stopped.")
+                // nothing the stopped part would close or price is waited for
+                .contains("Not waiting for the run's last windows: the " + expected.substring("The ".length(), expected.indexOf(':')) + ".")
+                .doesNotContain("Closing the run's last windows");
     }
 }
