@@ -253,6 +253,8 @@ final class DemoCommand implements Callable<Integer> {
             final String targetVersion = preparation.targetVersion() != null ? preparation.targetVersion()
                     : TargetFacts.version(target);
             RunOutcome outcome = null;
+            // what the pipeline had not closed and priced when the demo stopped waiting for it
+            String incomplete = "";
             // an external broker or registry can go away under the demo: say so, as the separate commands do
             try (ConnectionWatch watch = external
                     ? new ConnectionWatch("demo", props, registry) : null;
@@ -295,6 +297,7 @@ final class DemoCommand implements Callable<Integer> {
                     if (!missing.isEmpty()) {
                         out.println("WARNING: after 60 s, " + missing + "; the report shows what the pipeline had"
                                 + " written by then.");
+                        incomplete = missing;
                     }
                 }
                 table.close();
@@ -311,6 +314,12 @@ final class DemoCommand implements Callable<Integer> {
             out.println("Stopped.");
             out.flush();
             if (outcome != null && outcome.exitCode(out) != 0) {
+                return Main.EXIT_FAILED;
+            }
+            if (!incomplete.isEmpty()) {
+                // a report short of measured requests is not a result, whatever else went well
+                out.println("FAILED: the report is incomplete: " + incomplete + ".");
+                out.flush();
                 return Main.EXIT_FAILED;
             }
         } finally {
