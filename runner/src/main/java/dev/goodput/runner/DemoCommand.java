@@ -76,6 +76,9 @@ import picocli.CommandLine;
         description = "Run a live local benchmark on an embedded broker, registry and simulator.")
 final class DemoCommand implements Callable<Integer> {
 
+    /** How long the demo waits, after its end-of-run marker, for the run's windows to be closed and priced. */
+    private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(60);
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -293,10 +296,10 @@ final class DemoCommand implements Callable<Integer> {
                     // the end-of-run marker is out: wait for the streams-app to close the run's last windows
                     // and the sink to price them, so the report holds every measured request in a final window
                     final String missing = table.awaitSettled(outcome == null ? Set.of() : outcome.measuredScenarios(),
-                            Duration.ofSeconds(3), Duration.ofSeconds(60));
+                            Duration.ofSeconds(3), SETTLE_TIMEOUT);
                     if (!missing.isEmpty()) {
-                        out.println("WARNING: after 60 s, " + missing + "; the report shows what the pipeline had"
-                                + " written by then.");
+                        out.println("WARNING: after " + Durations.seconds(SETTLE_TIMEOUT) + " s, " + missing
+                                + "; the report shows what the pipeline had written by then.");
                         incomplete = missing;
                     }
                 }

@@ -121,17 +121,22 @@ class SaslIT {
     /**
      * A command that runs and exits, in this JVM through {@link Main#run} (what {@code main} calls):
      * its clients are made as in a child JVM, from the same flags and file, without a JVM's start-up
-     * for each. The long-running commands (registry, streams, sink, demo) stay child processes.
+     * for each. The long-running commands (registry, streams, sink, demo) stay child processes. Its
+     * output and errors are kept together, as a child's merged output was, for the failure message.
      */
     private static int run(String... args) {
         final ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        final PrintStream both = new PrintStream(captured, true, StandardCharsets.UTF_8);
         final PrintStream stdout = System.out;
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        final PrintStream stderr = System.err;
+        System.setOut(both);
+        System.setErr(both);
         final int rc;
         try {
             rc = Main.run(args);
         } finally {
             System.setOut(stdout);
+            System.setErr(stderr);
         }
         assertThat(rc).as("%s:%n%s", args[0], captured.toString(StandardCharsets.UTF_8)).isZero();
         return rc;
