@@ -66,7 +66,7 @@ public final class GoodputTopology {
         final AvroDeserializer<RequestEvent> requestReader = new AvroDeserializer<>(serdes.registry(), RequestEvent.class);
 
         final KStream<String, Out> assembled = raw
-                .process(() -> new RequestAssembler(config, tokenReader, requestReader,
+                .process(() -> new RequestAssembler(config, serdes.registry(), tokenReader, requestReader,
                                 serdes.value(TokenEvent.class).serializer()),
                         Named.as(RequestAssembler.NAME),
                         RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS, RequestAssembler.FINISHED);

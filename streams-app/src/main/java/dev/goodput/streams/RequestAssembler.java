@@ -9,6 +9,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.definitions.Micros;
+import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.streams.time.LogClock;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.Keys;
@@ -88,13 +89,13 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
     private long lastPartialFlushMs;
 
-    RequestAssembler(StreamsSettings config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
-                     Serializer<TokenEvent> singles) {
+    RequestAssembler(StreamsSettings config, SchemaRegistryClient registry, Deserializer<TokenEvent> tokens,
+                     Deserializer<RequestEvent> requests, Serializer<TokenEvent> singles) {
         this.config = config;
         this.tokens = tokens;
         this.requests = requests;
-        this.token = new TokenInput(singles, config.topics().tokens(), config.contracts().keySet(),
-                config.selection().runId());
+        this.token = new TokenInput(new RunReader(registry), tokens, singles, config.topics().tokens(),
+                config.contracts().keySet(), config.selection().runId());
     }
 
     @Override
@@ -176,10 +177,13 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             if (r != null) {
                 join.request(record, r, currentLogUs);
             }
+        } else if (token.read(record)) {
+            onRun();
         } else {
             final TokenEvent run = refusals.decode(record, tokens, topic);
             if (run != null) {
-                onRun(record, run);
+                token.run(record, run);
+                onRun();
             } else {
                 events.record(1);
             }
@@ -188,12 +192,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     /**
-     * A token event's chunks, each joined exactly as if it had come alone. An error in joining one
+     * The chunks of the token event {@code token} holds, each joined exactly as if it had come alone. An error in joining one
      * chunk of a longer run refuses that chunk alone, as the processing handler refuses a record that
      * came alone, and the rest of the run goes on; a run of one fails as any record does.
      */
-    private void onRun(Record<String, byte[]> record, TokenEvent run) {
-        token.run(record, run);
+    private void onRun() {
         events.record(token.size());
         if (token.size() == 1) {
             join.token(currentLogUs);

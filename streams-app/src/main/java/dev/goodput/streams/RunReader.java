@@ -1,0 +1,179 @@
+package dev.goodput.streams;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+import dev.goodput.avro.TokenEvent;
+import dev.goodput.registry.RegistryException;
+import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.WireFormat;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
+
+/**
+ * Reads a token event's run straight from its wire-format bytes into a {@link TokenInput}, when its
+ * writer schema has this build's binary layout (the same Parsing Canonical Form as {@link TokenEvent}'s
+ * schema: what this project's producers register). Avro's resolving reader builds an object per
+ * chunk and an {@code Instant} per arrival time; here a run's chunks go into two arrays. Any other
+ * writer schema, and any record this reader cannot read to its last byte, is left to the resolving
+ * deserializer, which reads it or says exactly why it cannot. Avro's binary encoding is a published
+ * specification, so nothing here depends on Avro's own classes beyond the schema. Not thread-safe:
+ * one per processor.
+ */
+final class RunReader {
+
+    private static final long LAYOUT = SchemaNormalization.parsingFingerprint64(TokenEvent.getClassSchema());
+
+    private final SchemaRegistryClient registry;
+    private final Map<Integer, Boolean> sameLayout = new HashMap<>();
+    /** The last schema id looked up and its answer: a topic's records nearly all carry one id. */
+    private int lastId = -1;
+    private boolean lastSame;
+    private final Text contract = new Text();
+    private final Text run = new Text();
+    private final Text scenario = new Text();
+    private byte[] data;
+    private int pos;
+
+    RunReader(SchemaRegistryClient registry) {
+        this.registry = registry;
+    }
+
+    /** Reads {@code value} into {@code into}; false when the resolving deserializer must read it instead. */
+    boolean read(byte[] value, TokenInput into) {
+        if (value == null || value.length < WireFormat.HEADER_SIZE || value[0] != WireFormat.MAGIC_BYTE) {
+            return false;
+        }
+        final int id = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8) | (value[4] & 0xff);
+        if (id != lastId) {
+            final Boolean same = sameLayout.get(id);
+            if (same == null) {
+                final Boolean known = lookUp(id);
+                if (known == null) {
+                    return false;
+                }
+                sameLayout.put(id, known);
+                lastSame = known;
+            } else {
+                lastSame = same;
+            }
+            lastId = id;
+        }
+        if (!lastSame) {
+            return false;
+        }
+        data = value;
+        pos = WireFormat.HEADER_SIZE;
+        try {
+            final String contractId = contract.read(this);
+            final String runId = run.read(this);
+            final String scenarioId = scenario.read(this);
+            skipString(); // request_id: the record key carries it
+            final int first = readInt();
+            readInt(); // kind: the join reads neither kind nor tokens
+            readInt(); // tokens
+            final long firstArrival = readLong();
+            final boolean warmup = readBoolean();
+            into.begin(contractId, runId, scenarioId, warmup);
+            into.add(first, firstArrival);
+            // an array comes in blocks: a count, then that many items; a negative count is followed by the block's size in bytes
+            for (long count = readLong(); count != 0; count = readLong()) {
+                if (count < 0) {
+                    count = -count;
+                    readLong();
+                }
+                for (long k = 0; k < count; k++) {
+                    final int index = readInt();
+                    readInt();
+                    readInt();
+                    into.add(index, readLong());
+                }
+            }
+            return pos == data.length;
+        } catch (ArrayIndexOutOfBoundsException | NumberFormatException e) {
+            return false; // the resolving deserializer says what is wrong with it
+        } finally {
+            data = null;
+        }
+    }
+
+    /** Whether schema {@code id} has this build's layout; null when the registry cannot say now (not remembered). */
+    private Boolean lookUp(int id) {
+        try {
+            final Schema writer = registry.getById(id);
+            return SchemaNormalization.parsingFingerprint64(writer) == LAYOUT;
+        } catch (RegistryException.NotFound e) {
+            return false;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private void skipString() {
+        final long n = readLong();
+        if (n < 0 || n > data.length - pos) {
+            throw new ArrayIndexOutOfBoundsException("string length " + n);
+        }
+        pos += (int) n;
+    }
+
+    private boolean readBoolean() {
+        final byte b = data[pos++];
+        if (b != 0 && b != 1) {
+            throw new NumberFormatException("boolean byte " + b);
+        }
+        return b == 1;
+    }
+
+    private int readInt() {
+        final long v = readLong();
+        if (v != (int) v) {
+            throw new NumberFormatException("int out of range: " + v);
+        }
+        return (int) v;
+    }
+
+    /** Avro's long: a zig-zag varint of at most ten bytes. */
+    private long readLong() {
+        long z = 0;
+        int shift = 0;
+        while (true) {
+            final byte b = data[pos++];
+            z |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) {
+                break;
+            }
+            shift += 7;
+            if (shift > 63) {
+                throw new NumberFormatException("varint longer than ten bytes");
+            }
+        }
+        return (z >>> 1) ^ -(z & 1);
+    }
+
+    /**
+     * A string field whose value mostly repeats from run to run (contract, run and scenario ids): the
+     * last value's String is given again when the bytes are the same, so no String is made per run.
+     */
+    private static final class Text {
+        private byte[] last = new byte[0];
+        private String lastText = "";
+
+        String read(RunReader r) {
+            final long n = r.readLong();
+            if (n < 0 || n > r.data.length - r.pos) {
+                throw new ArrayIndexOutOfBoundsException("string length " + n);
+            }
+            final int from = r.pos;
+            final int to = from + (int) n;
+            r.pos = to;
+            if (!Arrays.equals(r.data, from, to, last, 0, last.length)) {
+                last = Arrays.copyOfRange(r.data, from, to);
+                lastText = new String(last, StandardCharsets.UTF_8);
+            }
+            return lastText;
+        }
+    }
+}
