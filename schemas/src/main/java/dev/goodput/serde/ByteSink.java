@@ -29,6 +29,19 @@ public final class ByteSink {
         size += b.length;
     }
 
+    /** Appends what {@code other} holds. */
+    public void writeBytes(ByteSink other) {
+        if (size + other.size > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + other.size));
+        }
+        System.arraycopy(other.buf, 0, buf, size, other.size);
+        size += other.size;
+    }
+
+    public int size() {
+        return size;
+    }
+
     public byte[] toByteArray() {
         return Arrays.copyOf(buf, size);
     }

@@ -82,11 +82,12 @@ final class PartialAggregates {
         final long[] times = ok ? r.gapTimesUs() : new long[0];
         // the gaps of the completion's window go with the outcome; the others, by window, on their own
         Map<Long, List<Long>> elsewhere = null;
-        final List<Long> here = new ArrayList<>(gaps.length);
+        final long[] here = new long[gaps.length];
+        int inHere = 0;
         for (int i = 0; i < gaps.length; i++) {
             final long gapStart = Definitions.windowStart(times[i], windowUs);
             if (gapStart == start) {
-                here.add(gaps[i]);
+                here[inHere++] = gaps[i];
             } else {
                 if (elsewhere == null) {
                     elsewhere = new HashMap<>();
@@ -94,9 +95,11 @@ final class PartialAggregates {
                 elsewhere.computeIfAbsent(gapStart, k -> new ArrayList<>()).add(gaps[i]);
             }
         }
-        final WindowAgg a = record(own, request(own, r.outcome(), here));
+        final WindowAgg a = record(own, request(own, r.outcome(), here, inHere));
         a.totals.add(r.outcome());
-        here.forEach(a.totals::addGap);
+        for (int i = 0; i < inHere; i++) {
+            a.totals.addGap(here[i]);
+        }
         if (elsewhere != null) {
             elsewhere.forEach((gapStart, g) -> {
                 final Keys.Window w = new Keys.Window(r.contractId(), r.scenarioId(), gapStart);
@@ -158,7 +161,7 @@ final class PartialAggregates {
     }
 
     private static ByteSink identity(byte type, Keys.Window w) {
-        final ByteSink out = new ByteSink(64);
+        final ByteSink out = new ByteSink(128);
         out.write(type);
         Varint.writeString(out, w.contractId());
         Varint.writeString(out, w.scenarioId());
@@ -166,7 +169,7 @@ final class PartialAggregates {
         return out;
     }
 
-    private static byte[] request(Keys.Window w, WindowTotals.Outcome o, List<Long> gaps) {
+    private static byte[] request(Keys.Window w, WindowTotals.Outcome o, long[] gaps, int count) {
         final ByteSink out = identity(REQUEST, w);
         Varint.writeLong(out, o.status().ordinal());
         Varint.writeString(out, o.errorClass() == null ? "" : o.errorClass());
@@ -178,7 +181,10 @@ final class PartialAggregates {
         Varint.writeLong(out, o.outputTokens());
         Varint.writeLong(out, o.latenessUs());
         Varint.writeLong(out, (o.sloPass() ? 1 : 0) | (o.qualityPass() ? 2 : 0) | (o.good() ? 4 : 0));
-        writeGaps(out, gaps);
+        Varint.writeLong(out, count);
+        for (int i = 0; i < count; i++) {
+            Varint.writeLong(out, gaps[i]);
+        }
         return out.toByteArray();
     }
 

@@ -33,6 +33,13 @@ final class RequestState {
      * finishes, so the windows of its gaps stay open however long it streams.
      */
     long holdUs = Long.MAX_VALUE;
+    /**
+     * The chunks as the store holds them: (index, arrival since the chunk before) in the order they
+     * were added, appended once per chunk, so writing the state after each run does not encode every
+     * chunk again.
+     */
+    private final ByteSink chunkLog = new ByteSink(32);
+    private long lastLoggedUs;
 
     /** Adds a chunk; false when this chunk index was already seen (a duplicate). */
     boolean addChunk(int index, long arrivalUs) {
@@ -53,6 +60,9 @@ final class RequestState {
         seen[index] = true;
         arrivals[index] = arrivalUs;
         seenCount++;
+        Varint.writeLong(chunkLog, index);
+        Varint.writeLong(chunkLog, arrivalUs - lastLoggedUs);
+        lastLoggedUs = arrivalUs;
         if (logUs > lastChunkLogUs) {
             lastChunkLogUs = logUs;
         }
@@ -108,7 +118,7 @@ final class RequestState {
 
         @Override
         public byte[] encode(RequestState s) {
-            final ByteSink out = new ByteSink(64 + s.seenCount * 4);
+            final ByteSink out = new ByteSink(64 + (s.requestBytes == null ? 0 : s.requestBytes.length) + s.chunkLog.size());
             Varint.writeString(out, s.contractId);
             Varint.writeString(out, s.scenarioId);
             Varint.writeLong(out, 0); // was the last activity time: its slot stays, so stored state still reads
@@ -120,14 +130,7 @@ final class RequestState {
                 out.writeBytes(s.requestBytes);
             }
             Varint.writeLong(out, s.seenCount);
-            long prev = 0;
-            for (int i = 0; i < s.seen.length; i++) {
-                if (s.seen[i]) {
-                    Varint.writeLong(out, i);
-                    Varint.writeLong(out, s.arrivals[i] - prev);
-                    prev = s.arrivals[i];
-                }
-            }
+            out.writeBytes(s.chunkLog);
             // appended later: a state written by an older build simply lacks them
             Varint.writeLong(out, s.lastChunkLogUs);
             Varint.writeLong(out, s.requestLogUs);
