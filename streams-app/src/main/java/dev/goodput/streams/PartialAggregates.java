@@ -21,17 +21,24 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * one record travels per window and heartbeat instead of one per request.
  *
  * <p>The aggregates live in memory; the store holds what was added to them since they were last
- * sent, one small entry per addition (a request's outcome and gaps, a refusal, each naming its
- * window) under a short sequence number: the store's maps compare keys, and a window key is some
- * hundred bytes of shared prefix. Each addition is written as it is made, so a commit always covers it
- * ({@link LiveStore} says why that is exactly-once), and costs the few bytes of the addition rather
- * than the window's six histograms; sending a window deletes its entries, and a restart adds the
- * entries up again.
+ * sent: additions (a request's outcome and gaps, a refusal, each naming its window), up to
+ * {@link #BATCH} of one window to an entry, under a short sequence number (the store's maps compare
+ * keys, and a window key is some hundred bytes of shared prefix). Each addition is written as it is
+ * made, so a commit always covers it ({@link LiveStore} says why that is exactly-once), and costs the
+ * bytes of its entry rather than the window's six histograms; sending a window deletes its entries,
+ * and a restart adds the entries up again.
  */
 final class PartialAggregates {
     private static final byte REQUEST = 1;
     private static final byte GAPS = 2;
     private static final byte REFUSAL = 3;
+    /**
+     * Additions one journal entry holds at most. Each addition rewrites its entry, and the store's
+     * cache makes an entry's writes between two commits one changelog record, where an entry per
+     * addition made two per request (the entry, then its tombstone once the window was sent) for the
+     * commit to write. Sixteen keep the rewritten bytes to a few kilobytes.
+     */
+    static final int BATCH = 16;
 
     private final KeyValueStore<String, byte[]> journal;
     private final long windowUs;
@@ -39,6 +46,8 @@ final class PartialAggregates {
     private final Map<String, WindowAgg> live = new HashMap<>();
     /** The journal keys of each window's additions, by window key. */
     private final Map<String, List<String>> entries = new HashMap<>();
+    /** Each window's journal entry still taking additions, by window key. */
+    private final Map<String, Batch> open = new HashMap<>();
     /** The next journal key's number. */
     private long next;
     private Keys.Window lastWindow;
@@ -54,13 +63,23 @@ final class PartialAggregates {
     void load() {
         live.clear();
         entries.clear();
+        open.clear();
         lastWindow = null;
         next = 0;
         try (KeyValueIterator<String, byte[]> it = journal.all()) {
             while (it.hasNext()) {
                 final var kv = it.next();
                 next = Math.max(next, Long.parseLong(kv.key, Character.MAX_RADIX) + 1);
-                entries.computeIfAbsent(apply(kv.value), k -> new ArrayList<>()).add(kv.key);
+                final ByteBuffer in = ByteBuffer.wrap(kv.value);
+                String window = null;
+                while (in.hasRemaining()) {
+                    final byte[] addition = new byte[(int) Varint.readLong(in)];
+                    in.get(addition);
+                    window = apply(addition);
+                }
+                if (window != null) {
+                    entries.computeIfAbsent(window, k -> new ArrayList<>()).add(kv.key);
+                }
             }
         }
     }
@@ -129,9 +148,16 @@ final class PartialAggregates {
             lastWindow = w;
             lastKey = w.text();
         }
-        final String key = Long.toString(next++, Character.MAX_RADIX);
-        journal.put(key, entry);
-        entries.computeIfAbsent(lastKey, k -> new ArrayList<>()).add(key);
+        Batch b = open.get(lastKey);
+        if (b == null || b.count == BATCH) {
+            b = new Batch(Long.toString(next++, Character.MAX_RADIX));
+            open.put(lastKey, b);
+            entries.computeIfAbsent(lastKey, k -> new ArrayList<>()).add(b.key);
+        }
+        Varint.writeLong(b.bytes, entry.length);
+        b.bytes.writeBytes(entry);
+        b.count++;
+        journal.put(b.key, b.bytes.toByteArray());
         return live.computeIfAbsent(lastKey, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
     }
 
@@ -153,10 +179,22 @@ final class PartialAggregates {
             }
             send.accept(a);
             live.remove(key);
+            open.remove(key);
             final List<String> journalKeys = entries.remove(key);
             if (journalKeys != null) {
                 journalKeys.forEach(journal::delete);
             }
+        }
+    }
+
+    /** A journal entry taking additions: each is its length, then its bytes. */
+    private static final class Batch {
+        final String key;
+        final ByteSink bytes = new ByteSink(512);
+        int count;
+
+        Batch(String key) {
+            this.key = key;
         }
     }
 

@@ -48,8 +48,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String NAME = "request-assembler";
     static final String STORE = "inflight-requests";
     static final String PROGRESS = "assembler-progress";
-    /** v2: a journal of additions, not whole aggregates ({@link PartialAggregates}; see {@link GoodputTopology#SAMPLES} on names). */
-    static final String PARTIALS = "assembler-partials-v2";
+    /**
+     * v3: a journal of additions, up to {@link PartialAggregates#BATCH} to an entry (v2: one each; v1:
+     * whole aggregates). See {@link GoodputTopology#SAMPLES} on names.
+     */
+    static final String PARTIALS = "assembler-partials-v3";
     /**
      * The store of {@link FinishedRequests}: a request or token event that comes again (an
      * at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of being counted

@@ -85,4 +85,34 @@ class PartialAggregatesTest {
         assertThat(sent(again, Long.MAX_VALUE)).isEqualTo(sent(p, Long.MAX_VALUE)).hasSize(2);
         assertThat(journal.approximateNumEntries()).isZero();
     }
+
+    private static void addRequests(PartialAggregates p, int from, int to) {
+        for (int i = from; i < to; i++) {
+            p.add(ok(WINDOW + 1_000 * i, 100_000 + i, new long[] {40_000 + i}, new long[] {WINDOW + 1_000 * i}));
+        }
+    }
+
+    @Test
+    void additionsShareEntriesAndARestartMidEntryGoesOnExactly() {
+        final int n = 2 * PartialAggregates.BATCH + 3;
+        final PartialAggregates uninterrupted = new PartialAggregates(store(), WINDOW, GRACE);
+        uninterrupted.load();
+        addRequests(uninterrupted, 0, n + 5);
+
+        final KeyValueStore<String, byte[]> journal = store();
+        final PartialAggregates first = new PartialAggregates(journal, WINDOW, GRACE);
+        first.load();
+        addRequests(first, 0, n);
+        // one window: three entries, not one per addition
+        assertThat(journal.approximateNumEntries()).isEqualTo(3);
+        final PartialAggregates restarted = new PartialAggregates(journal, WINDOW, GRACE);
+        restarted.load();
+        addRequests(restarted, n, n + 5);
+        final PartialAggregates again = new PartialAggregates(journal, WINDOW, GRACE);
+        again.load();
+        final List<String> expected = sent(uninterrupted, Long.MAX_VALUE);
+        assertThat(expected).hasSize(1);
+        assertThat(sent(again, Long.MAX_VALUE)).isEqualTo(expected);
+        assertThat(sent(restarted, Long.MAX_VALUE)).isEqualTo(expected);
+    }
 }
