@@ -39,6 +39,8 @@ final class LiveStore<V> {
     private final Map<String, V> live = new HashMap<>();
     private final Set<String> dirty = new HashSet<>();
     private final Set<String> removed = new HashSet<>();
+    /** Keys written into the store and not deleted since: only these need a tombstone when removed. */
+    private final Set<String> stored = new HashSet<>();
 
     LiveStore(KeyValueStore<String, byte[]> inner, Codec<V> codec) {
         this.inner = inner;
@@ -56,10 +58,12 @@ final class LiveStore<V> {
         live.clear();
         dirty.clear();
         removed.clear();
+        stored.clear();
         try (KeyValueIterator<String, byte[]> it = inner.all()) {
             while (it.hasNext()) {
                 final var kv = it.next();
                 live.put(kv.key, codec.decode(kv.value));
+                stored.add(kv.key);
             }
         }
     }
@@ -104,6 +108,7 @@ final class LiveStore<V> {
                 if (v != null) {
                     inner.put(k, codec.encode(v));
                     codec.persisted(v);
+                    stored.add(k);
                 }
             }
             dirty.clear();
@@ -111,7 +116,7 @@ final class LiveStore<V> {
         if (!removed.isEmpty()) {
             // an entry that came and went within one record never reached the store and needs no tombstone
             for (String k : removed) {
-                if (inner.get(k) != null) {
+                if (stored.remove(k)) {
                     inner.delete(k);
                 }
             }
