@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
+import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.registry.RegistryException;
 import dev.goodput.registry.SchemaRegistryClient;
@@ -25,6 +26,7 @@ import org.apache.avro.SchemaNormalization;
 final class RunReader {
 
     private static final long LAYOUT = SchemaNormalization.parsingFingerprint64(TokenEvent.getClassSchema());
+    private static final int KINDS = ChunkKind.values().length;
 
     private final SchemaRegistryClient registry;
     private final Map<Integer, Boolean> sameLayout = new HashMap<>();
@@ -72,7 +74,7 @@ final class RunReader {
             final String scenarioId = scenario.read(this);
             skipString(); // request_id: the record key carries it
             final int first = readInt();
-            readInt(); // kind: the join reads neither kind nor tokens
+            readKind(); // the join reads neither kind nor tokens, but a record the resolving reader refuses is declined
             readInt(); // tokens
             final long firstArrival = readLong();
             final boolean warmup = readBoolean();
@@ -86,8 +88,8 @@ final class RunReader {
                 }
                 for (long k = 0; k < count; k++) {
                     final int index = readInt();
-                    readInt();
-                    readInt();
+                    readKind();
+                    readInt(); // tokens
                     into.add(index, readLong());
                 }
             }
@@ -135,20 +137,28 @@ final class RunReader {
         return (int) v;
     }
 
+    private void readKind() {
+        final long k = readLong();
+        if (k < 0 || k >= KINDS) {
+            throw new NumberFormatException("chunk kind " + k);
+        }
+    }
+
     /** Avro's long: a zig-zag varint of at most ten bytes. */
     private long readLong() {
-        long z = 0;
-        int shift = 0;
-        while (true) {
-            final byte b = data[pos++];
+        byte b = data[pos++];
+        if (b >= 0) {
+            return (b >>> 1) ^ -(b & 1); // one byte: most indices, counts and lengths
+        }
+        long z = b & 0x7F;
+        int shift = 7;
+        do {
+            b = data[pos++];
             z |= (long) (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                break;
-            }
             shift += 7;
-            if (shift > 63) {
-                throw new NumberFormatException("varint longer than ten bytes");
-            }
+        } while (b < 0 && shift < 70);
+        if (b < 0) {
+            throw new NumberFormatException("varint longer than ten bytes");
         }
         return (z >>> 1) ^ -(z & 1);
     }

@@ -120,6 +120,12 @@ class RunReaderTest {
         WireFormat.writeHeader(unknownId, 987_654);
         assertThat(input().read(record(unknownId))).isFalse();
         assertThat(input().read(record(null))).isFalse();
+        // a chunk kind past the enum's symbols: the resolving reader refuses it, so this one must not take it
+        final byte[] kind = writer.serialize(TOPIC, new TokenEvent("c", "r", "s", "q", 0, ChunkKind.ANSWER, 1,
+                Micros.toInstant(1_000), false, List.of()));
+        assertThat(input().read(record(kind))).isTrue();
+        kind[WireFormat.HEADER_SIZE + 9] = 2 * 3;
+        assertThat(input().read(record(kind))).isFalse();
         // another writer: this build's schema with one more field (a layout of its own)
         final Schema base = TokenEvent.getClassSchema();
         final List<Schema.Field> fields = new ArrayList<>();
