@@ -20,37 +20,51 @@ final class FinishedRequests {
 
     static final long BUCKET_US = 100_000L;
 
-    static final LiveStore.Codec<List<String>> CODEC = new LiveStore.Codec<>() {
+    /**
+     * One bucket's ids, with their encoding appended as each is added: a bucket is written back at
+     * every request it gains, and encoding every id again each time cost a share of the stream thread.
+     */
+    static final class Bucket {
+        final List<String> ids = new ArrayList<>();
+        private final ByteSink encoded = new ByteSink(256);
+
+        void add(String id) {
+            ids.add(id);
+            Varint.writeString(encoded, id);
+        }
+    }
+
+    static final LiveStore.Codec<Bucket> CODEC = new LiveStore.Codec<>() {
         @Override
-        public byte[] encode(List<String> ids) {
-            final ByteSink out = new ByteSink(8 + ids.size() * 40);
-            Varint.writeLong(out, ids.size());
-            ids.forEach(id -> Varint.writeString(out, id));
+        public byte[] encode(Bucket b) {
+            final ByteSink out = new ByteSink(8 + b.encoded.size());
+            Varint.writeLong(out, b.ids.size());
+            out.writeBytes(b.encoded);
             return out.toByteArray();
         }
 
         @Override
-        public List<String> decode(byte[] bytes) {
+        public Bucket decode(byte[] bytes) {
             final ByteBuffer in = ByteBuffer.wrap(bytes);
             final int n = (int) Varint.readLong(in);
-            final List<String> ids = new ArrayList<>(n);
+            final Bucket b = new Bucket();
             for (int i = 0; i < n; i++) {
-                ids.add(Varint.readString(in));
+                b.add(Varint.readString(in));
             }
-            return ids;
+            return b;
         }
     };
 
-    private final LiveStore<List<String>> buckets;
+    private final LiveStore<Bucket> buckets;
     private final Set<String> ids = new HashSet<>();
     /** The buckets kept, in time order: expiry looks only at the oldest (it runs every 100 ms of event time). */
     private final TreeSet<Long> order = new TreeSet<>();
 
     /** Over a loaded store: the ids of every kept bucket are known at once. */
-    FinishedRequests(LiveStore<List<String>> buckets) {
+    FinishedRequests(LiveStore<Bucket> buckets) {
         this.buckets = buckets;
         buckets.entries().forEach((key, bucket) -> {
-            ids.addAll(bucket);
+            ids.addAll(bucket.ids);
             order.add(Long.parseLong(key));
         });
     }
@@ -62,9 +76,9 @@ final class FinishedRequests {
     void add(String id, long completionUs) {
         final long index = Math.floorDiv(completionUs, BUCKET_US);
         final String key = Long.toString(index);
-        final List<String> bucket = buckets.get(key);
+        final Bucket bucket = buckets.get(key);
         if (bucket == null) {
-            final List<String> fresh = new ArrayList<>();
+            final Bucket fresh = new Bucket();
             fresh.add(id);
             buckets.put(key, fresh);
             order.add(index);
@@ -79,7 +93,7 @@ final class FinishedRequests {
     void expire(long beforeUs) {
         while (!order.isEmpty() && (order.first() + 1) * BUCKET_US <= beforeUs) {
             final String key = Long.toString(order.pollFirst());
-            buckets.get(key).forEach(ids::remove);
+            buckets.get(key).ids.forEach(ids::remove);
             buckets.remove(key);
         }
     }

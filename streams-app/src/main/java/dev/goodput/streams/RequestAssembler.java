@@ -79,7 +79,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private AssemblerProgress progress;
     private LogClock clock;
     private LiveStore<RequestState> inflightStore;
-    private LiveStore<List<String>> finishedStore;
+    private LiveStore<FinishedRequests.Bucket> finishedStore;
     private LiveStore<long[]> progressStore;
     private Refusals refusals;
     private RequestJoin join;

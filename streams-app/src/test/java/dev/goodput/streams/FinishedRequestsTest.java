@@ -2,8 +2,6 @@ package dev.goodput.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.List;
-
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
@@ -11,8 +9,8 @@ import org.junit.jupiter.api.Test;
 
 class FinishedRequestsTest {
 
-    private static LiveStore<List<String>> store(KeyValueStore<String, byte[]> inner) {
-        final LiveStore<List<String>> s = new LiveStore<>(inner, FinishedRequests.CODEC);
+    private static LiveStore<FinishedRequests.Bucket> store(KeyValueStore<String, byte[]> inner) {
+        final LiveStore<FinishedRequests.Bucket> s = new LiveStore<>(inner, FinishedRequests.CODEC);
         s.load();
         return s;
     }
@@ -23,7 +21,7 @@ class FinishedRequestsTest {
                 org.apache.kafka.common.serialization.Serdes.String(), org.apache.kafka.common.serialization.Serdes.ByteArray())
                 .withLoggingDisabled().build();
         inner.init(new MockProcessorContext<>().getStateStoreContext(), inner);
-        final LiveStore<List<String>> buckets = store(inner);
+        final LiveStore<FinishedRequests.Bucket> buckets = store(inner);
         final FinishedRequests f = new FinishedRequests(buckets);
         f.add("a", 1_000_000);
         f.add("b", 1_050_000);
@@ -38,6 +36,13 @@ class FinishedRequestsTest {
         assertThat(restored.contains("a")).isTrue();
         assertThat(restored.contains("b")).isTrue();
         assertThat(restored.contains("c")).isTrue();
+        // a bucket read back encodes to the same bytes: its appended encoding is the whole encoding
+        inner.all().forEachRemaining(kv -> {
+            final FinishedRequests.Bucket b = FinishedRequests.CODEC.decode(kv.value);
+            assertThat(FinishedRequests.CODEC.encode(b)).isEqualTo(kv.value);
+            assertThat(b.ids).isNotEmpty();
+        });
+        assertThat(FinishedRequests.CODEC.decode(inner.get(Long.toString(10))).ids).containsExactly("a", "b");
 
         // the first bucket ends at 1.1 s: gone once event time minus window and grace passes it
         f.expire(1_100_000);
