@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class StreamsApp {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamsApp.class);
+    /** The output producer's batch size unless the user sets one (see {@link #streamsProperties}). */
+    static final int BATCH_BYTES = 256 * 1024;
 
     private StreamsApp() {
     }
@@ -57,6 +59,10 @@ public final class StreamsApp {
         // as the generator's events: one verdict per request made the app's output a quarter of its
         // input's bytes uncompressed; lz4 takes the verdicts to a seventh, for the broker's disk and network
         producerDefault(p, ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        // a commit's output (a verdict per request, changelog records, partial aggregates) lingers up
+        // to half the commit interval: batches of 16 KB (Kafka's default) split it into many produce
+        // requests per partition, each appended by the broker while the commit's flush waits on them
+        producerDefault(p, ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(BATCH_BYTES));
         return p;
     }
 

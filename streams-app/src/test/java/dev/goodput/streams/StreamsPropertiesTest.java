@@ -60,6 +60,13 @@ class StreamsPropertiesTest {
     }
 
     @Test
+    void outputGoesInLargeBatchesUnlessTheUserSaysOtherwise() {
+        assertThat(with().getProperty("producer.batch.size")).isEqualTo(Integer.toString(256 * 1024));
+        assertThat(with("batch.size", "16384").getProperty("producer.batch.size")).isNull();
+        assertThat(with("producer.batch.size", "1000").getProperty("producer.batch.size")).isEqualTo("1000");
+    }
+
+    @Test
     void theStoresCacheSoAHotEntryIsOneChangelogRecordPerCommit() {
         assertThat(Long.parseLong(with().getProperty(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG))).isPositive();
         assertThat(with(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0")
