@@ -32,7 +32,7 @@ class DemoStaleDataIT {
      */
     @Test
     void aStreamsAppThatKeepsFailingStopsTheDemoWithTheCause(@TempDir Path dir) throws Exception {
-        assertStopsNaming(dir, "goodput-demo-inflight-requests-changelog", "The streams-app stopped: ");
+        assertStopsNaming(dir, "goodput-demo-inflight-requests-v2-changelog", "The streams-app stopped: ");
     }
 
     private static void assertStopsNaming(Path dir, String staleTopic, String expected) throws Exception {

@@ -1,5 +1,6 @@
 package dev.goodput.streams;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -11,52 +12,94 @@ import dev.goodput.streams.time.LogClock;
  * The requests a partition has seen events of but not finished: the store that survives a restart,
  * and, in memory, those whose request event is in but not all their chunks (the only ones a sweep
  * may finish, so a sweep never walks the whole store).
+ *
+ * <p>The store is keyed by slot, not by request id: a request takes a free slot when its first event
+ * comes and frees it when it finishes, and the next request to start takes it again. Keyed by id,
+ * each request left a tombstone in the changelog at the next commit (and a key to insert and remove
+ * in the store's maps); a slot that changes hands between two commits is one changelog record, so a
+ * commit writes about as many records as requests are in flight, not as many as finished. The id
+ * travels in the state ({@link RequestState#id}); a free slot holds {@link RequestState#FREE}.
  */
 final class InflightRequests {
     private final LiveStore<RequestState> store;
+    private final Map<String, RequestState> byId = new HashMap<>();
     private final Map<String, RequestState> waiting = new HashMap<>();
+    private final ArrayDeque<String> free = new ArrayDeque<>();
+    /** Slots made so far; the next new one is numbered this. */
+    private long slots;
 
     InflightRequests(LiveStore<RequestState> store) {
         this.store = store;
     }
 
-    /** Loads the store and finds the waiting requests in it. */
+    /** Loads the store and finds the requests, the waiting ones and the free slots in it. */
     void load() {
         store.load();
-        for (Map.Entry<String, RequestState> e : store.entries().entrySet()) {
-            if (e.getValue().requestBytes != null) {
-                waiting.put(e.getKey(), e.getValue());
+        byId.clear();
+        waiting.clear();
+        free.clear();
+        slots = 0;
+        final List<String> keys = new ArrayList<>(store.entries().keySet());
+        keys.sort(null); // the free slots in a fixed order, whatever the map's
+        for (String slot : keys) {
+            slots = Math.max(slots, Long.parseLong(slot, Character.MAX_RADIX) + 1);
+            final RequestState s = store.get(slot);
+            if (s == RequestState.FREE) {
+                free.add(slot);
+                continue;
+            }
+            s.slot = slot;
+            byId.put(s.id, s);
+            if (s.requestBytes != null) {
+                waiting.put(s.id, s);
             }
         }
     }
 
     int size() {
-        return store.size();
+        return byId.size();
     }
 
     RequestState get(String id) {
-        return store.get(id);
+        return byId.get(id);
     }
 
     /** A request first seen through a token event. */
     void add(String id, RequestState s) {
-        store.put(id, s);
+        place(id, s);
     }
 
     /** A request whose state changed in place (the store writes it back). */
     void touch(String id) {
-        store.touch(id);
+        store.touch(byId.get(id).slot);
     }
 
     /** A request whose request event is in and which waits for chunks. */
     void await(String id, RequestState s) {
-        store.put(id, s);
+        if (s.slot == null) {
+            place(id, s);
+        } else {
+            store.put(s.slot, s);
+        }
         waiting.put(id, s);
     }
 
+    private void place(String id, RequestState s) {
+        s.id = id;
+        s.slot = free.isEmpty() ? Long.toString(slots++, Character.MAX_RADIX) : free.poll();
+        byId.put(id, s);
+        store.put(s.slot, s);
+    }
+
     void forget(String id) {
-        store.remove(id);
+        final RequestState s = byId.remove(id);
+        if (s == null) {
+            return;
+        }
         waiting.remove(id);
+        store.put(s.slot, RequestState.FREE);
+        free.add(s.slot);
+        s.slot = null;
     }
 
     /**
@@ -78,7 +121,7 @@ final class InflightRequests {
     /** Requests whose token events stopped {@code expiryUs} of log time ago without a request event. */
     List<String> orphans(long logUs, long expiryUs) {
         final List<String> orphans = new ArrayList<>();
-        for (Map.Entry<String, RequestState> e : store.entries().entrySet()) {
+        for (Map.Entry<String, RequestState> e : byId.entrySet()) {
             final RequestState s = e.getValue();
             if (s.requestBytes == null && s.lastChunkLogUs + expiryUs <= logUs) {
                 orphans.add(e.getKey());
@@ -90,7 +133,7 @@ final class InflightRequests {
     /** The earliest on-time event of any request in flight ({@link RequestState#hold}), or Long.MAX_VALUE. */
     long hold() {
         long hold = Long.MAX_VALUE;
-        for (RequestState s : store.entries().values()) {
+        for (RequestState s : byId.values()) {
             final long h = s.hold();
             if (h < hold) {
                 hold = h;

@@ -46,7 +46,8 @@ import org.slf4j.LoggerFactory;
 final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     static final String NAME = "request-assembler";
-    static final String STORE = "inflight-requests";
+    /** v2: keyed by slot, the request id in the state ({@link InflightRequests}); v1 was keyed by request id. */
+    static final String STORE = "inflight-requests-v2";
     static final String PROGRESS = "assembler-progress";
     /**
      * v3: a journal of additions, up to {@link PartialAggregates#BATCH} to an entry (v2: one each; v1:

@@ -12,6 +12,13 @@ import dev.goodput.serde.Varint;
  * chunk index, so out-of-order arrivals sort themselves and a duplicated chunk is ignored.
  */
 final class RequestState {
+    /** What a free slot of the in-flight store holds ({@link InflightRequests}); written as no bytes. */
+    static final RequestState FREE = new RequestState();
+
+    /** The request's id (the store is keyed by slot, so the state carries it). */
+    String id;
+    /** The in-flight store's slot the state is kept under, while it is in flight (not stored). */
+    String slot;
     String contractId;
     String scenarioId;
     long[] arrivals = new long[16];
@@ -118,7 +125,11 @@ final class RequestState {
 
         @Override
         public byte[] encode(RequestState s) {
-            final ByteSink out = new ByteSink(64 + (s.requestBytes == null ? 0 : s.requestBytes.length) + s.chunkLog.size());
+            if (s == FREE) {
+                return new byte[0];
+            }
+            final ByteSink out = new ByteSink(96 + (s.requestBytes == null ? 0 : s.requestBytes.length) + s.chunkLog.size());
+            Varint.writeString(out, s.id);
             Varint.writeString(out, s.contractId);
             Varint.writeString(out, s.scenarioId);
             Varint.writeLong(out, 0); // was the last activity time: its slot stays, so stored state still reads
@@ -139,8 +150,12 @@ final class RequestState {
 
         @Override
         public RequestState decode(byte[] bytes) {
+            if (bytes.length == 0) {
+                return FREE;
+            }
             final ByteBuffer in = ByteBuffer.wrap(bytes);
             final RequestState s = new RequestState();
+            s.id = Varint.readString(in);
             s.contractId = Varint.readString(in);
             s.scenarioId = Varint.readString(in);
             Varint.readLong(in);

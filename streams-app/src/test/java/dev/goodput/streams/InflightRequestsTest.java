@@ -1,0 +1,84 @@
+package dev.goodput.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+
+import dev.goodput.streams.time.LogClock;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.processor.api.MockProcessorContext;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.Stores;
+import org.junit.jupiter.api.Test;
+
+/**
+ * In-flight requests are kept under slots a finished request frees for the next: the store holds as
+ * many entries as requests were in flight at most, and a restart finds every request, its chunks and
+ * its request event, and the free slots.
+ */
+class InflightRequestsTest {
+
+    private static KeyValueStore<String, byte[]> store() {
+        final KeyValueStore<String, byte[]> s = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("i"),
+                Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().build();
+        s.init(new MockProcessorContext<>().getStateStoreContext(), s);
+        return s;
+    }
+
+    private static RequestState state(String contract, long firstArrivalUs) {
+        final RequestState s = new RequestState();
+        s.contractId = contract;
+        s.scenarioId = "s1";
+        s.addChunk(0, firstArrivalUs, 7);
+        return s;
+    }
+
+    private static InflightRequests over(KeyValueStore<String, byte[]> inner) {
+        final InflightRequests r = new InflightRequests(new LiveStore<>(inner, RequestState.CODEC));
+        r.load();
+        return r;
+    }
+
+    @Test
+    void finishedRequestsFreeTheirSlotsForTheNextAndARestartFindsEveryRequest() {
+        final KeyValueStore<String, byte[]> inner = store();
+        final LiveStore<RequestState> live = new LiveStore<>(inner, RequestState.CODEC);
+        final InflightRequests inflight = new InflightRequests(live);
+        inflight.load();
+        for (int i = 0; i < 5; i++) {
+            inflight.add("r" + i, state("c", 1_000 * i));
+        }
+        live.writeBack();
+        inflight.forget("r1");
+        inflight.forget("r3");
+        inflight.forget("never-seen");
+        live.writeBack();
+        final RequestState waiting = state("c", 9_000);
+        waiting.requestBytes = new byte[] {1, 2, 3};
+        waiting.completionUs = 50_000;
+        waiting.expectedChunks = 2;
+        inflight.await("r5", waiting);
+        inflight.add("r6", state("c", 10_000));
+        inflight.add("r7", state("c", 11_000));
+        live.writeBack();
+        // eight requests started, six in flight at most: six slots, the two freed ones taken again
+        assertThat(inner.approximateNumEntries()).isEqualTo(6);
+        assertThat(inflight.size()).isEqualTo(6);
+
+        final InflightRequests restarted = over(inner);
+        assertThat(restarted.size()).isEqualTo(6);
+        assertThat(restarted.get("r1")).isNull();
+        assertThat(restarted.get("r4").arrivals[0]).isEqualTo(4_000);
+        assertThat(restarted.get("r5").requestBytes).containsExactly(1, 2, 3);
+        assertThat(restarted.hold()).isEqualTo(0);
+        // a restart goes on where the uninterrupted one would: the same due request, the same slots
+        assertThat(restarted.due(new LogClock(10_000_000, 5_000_000, 100_000_000, 100_000_000),
+                100_000_000)).extracting(Map.Entry::getKey).containsExactly("r5");
+        for (String id : new String[] {"r0", "r2", "r4", "r5", "r6", "r7"}) {
+            restarted.forget(id);
+        }
+        restarted.add("r8", state("c", 12_000));
+        assertThat(restarted.size()).isEqualTo(1);
+        assertThat(over(inner).size()).isEqualTo(6); // nothing written back yet
+    }
+}
