@@ -17,16 +17,24 @@ public final class Varint {
         out.write((int) z);
     }
 
+    /**
+     * A zig-zag varint of at most ten bytes (Avro's long, byte for byte); a longer one is refused
+     * with {@link IllegalArgumentException}, as Avro's reader refuses it.
+     */
     public static long readLong(ByteBuffer in) {
-        long z = 0;
-        int shift = 0;
-        while (true) {
-            final byte b = in.get();
+        byte b = in.get();
+        if (b >= 0) {
+            return (b >>> 1) ^ -(b & 1); // one byte: most indices, counts and lengths
+        }
+        long z = b & 0x7F;
+        int shift = 7;
+        do {
+            b = in.get();
             z |= (long) (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                break;
-            }
             shift += 7;
+        } while (b < 0 && shift < 70);
+        if (b < 0) {
+            throw new IllegalArgumentException("varint longer than ten bytes");
         }
         return (z >>> 1) ^ -(z & 1);
     }

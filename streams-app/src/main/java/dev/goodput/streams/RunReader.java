@@ -1,5 +1,7 @@
 package dev.goodput.streams;
 
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -9,6 +11,7 @@ import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.registry.RegistryException;
 import dev.goodput.registry.SchemaRegistryClient;
+import dev.goodput.serde.Varint;
 import dev.goodput.serde.WireFormat;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
@@ -36,8 +39,7 @@ final class RunReader {
     private final Text contract = new Text();
     private final Text run = new Text();
     private final Text scenario = new Text();
-    private byte[] data;
-    private int pos;
+    private ByteBuffer in;
 
     RunReader(SchemaRegistryClient registry) {
         this.registry = registry;
@@ -48,7 +50,7 @@ final class RunReader {
         if (value == null || value.length < WireFormat.HEADER_SIZE || value[0] != WireFormat.MAGIC_BYTE) {
             return false;
         }
-        final int id = ((value[1] & 0xff) << 24) | ((value[2] & 0xff) << 16) | ((value[3] & 0xff) << 8) | (value[4] & 0xff);
+        final int id = WireFormat.readSchemaId("", value); // header checked above: cannot throw
         if (id != lastId) {
             final Boolean same = sameLayout.get(id);
             if (same == null) {
@@ -66,8 +68,7 @@ final class RunReader {
         if (!lastSame) {
             return false;
         }
-        data = value;
-        pos = WireFormat.HEADER_SIZE;
+        in = ByteBuffer.wrap(value, WireFormat.HEADER_SIZE, value.length - WireFormat.HEADER_SIZE);
         try {
             final String contractId = contract.read(this);
             final String runId = run.read(this);
@@ -93,11 +94,11 @@ final class RunReader {
                     into.add(index, readLong());
                 }
             }
-            return pos == data.length;
-        } catch (ArrayIndexOutOfBoundsException | NumberFormatException e) {
+            return !in.hasRemaining();
+        } catch (BufferUnderflowException | IllegalArgumentException e) {
             return false; // the resolving deserializer says what is wrong with it
         } finally {
-            data = null;
+            in = null;
         }
     }
 
@@ -113,18 +114,28 @@ final class RunReader {
         }
     }
 
+    private long readLong() {
+        return Varint.readLong(in);
+    }
+
     private void skipString() {
+        final int n = length(); // read before the position is taken
+        in.position(in.position() + n);
+    }
+
+    /** A string's length, checked against what is left (a bad one is not this reader's to judge). */
+    private int length() {
         final long n = readLong();
-        if (n < 0 || n > data.length - pos) {
-            throw new ArrayIndexOutOfBoundsException("string length " + n);
+        if (n < 0 || n > in.remaining()) {
+            throw new IllegalArgumentException("string length " + n);
         }
-        pos += (int) n;
+        return (int) n;
     }
 
     private boolean readBoolean() {
-        final byte b = data[pos++];
+        final byte b = in.get();
         if (b != 0 && b != 1) {
-            throw new NumberFormatException("boolean byte " + b);
+            throw new IllegalArgumentException("boolean byte " + b);
         }
         return b == 1;
     }
@@ -132,7 +143,7 @@ final class RunReader {
     private int readInt() {
         final long v = readLong();
         if (v != (int) v) {
-            throw new NumberFormatException("int out of range: " + v);
+            throw new IllegalArgumentException("int out of range: " + v);
         }
         return (int) v;
     }
@@ -140,27 +151,8 @@ final class RunReader {
     private void readKind() {
         final long k = readLong();
         if (k < 0 || k >= KINDS) {
-            throw new NumberFormatException("chunk kind " + k);
+            throw new IllegalArgumentException("chunk kind " + k);
         }
-    }
-
-    /** Avro's long: a zig-zag varint of at most ten bytes. */
-    private long readLong() {
-        byte b = data[pos++];
-        if (b >= 0) {
-            return (b >>> 1) ^ -(b & 1); // one byte: most indices, counts and lengths
-        }
-        long z = b & 0x7F;
-        int shift = 7;
-        do {
-            b = data[pos++];
-            z |= (long) (b & 0x7F) << shift;
-            shift += 7;
-        } while (b < 0 && shift < 70);
-        if (b < 0) {
-            throw new NumberFormatException("varint longer than ten bytes");
-        }
-        return (z >>> 1) ^ -(z & 1);
     }
 
     /**
@@ -172,15 +164,12 @@ final class RunReader {
         private String lastText = "";
 
         String read(RunReader r) {
-            final long n = r.readLong();
-            if (n < 0 || n > r.data.length - r.pos) {
-                throw new ArrayIndexOutOfBoundsException("string length " + n);
-            }
-            final int from = r.pos;
-            final int to = from + (int) n;
-            r.pos = to;
-            if (!Arrays.equals(r.data, from, to, last, 0, last.length)) {
-                last = Arrays.copyOfRange(r.data, from, to);
+            final int n = r.length();
+            final byte[] data = r.in.array();
+            final int from = r.in.arrayOffset() + r.in.position();
+            r.in.position(r.in.position() + n);
+            if (!Arrays.equals(data, from, from + n, last, 0, last.length)) {
+                last = Arrays.copyOfRange(data, from, from + n);
                 lastText = new String(last, StandardCharsets.UTF_8);
             }
             return lastText;
