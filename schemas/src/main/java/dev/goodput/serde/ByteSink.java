@@ -21,6 +21,25 @@ public final class ByteSink {
         buf[size++] = (byte) b;
     }
 
+    /**
+     * Appends {@code z} as a base-128 varint, low group first ({@link Varint#writeLong} zig-zags it
+     * first): room for the longest one is made once, not checked per byte, since a request's
+     * chunks and gaps are written here a few hundred varints at a time.
+     */
+    void writeUnsignedVarint(long z) {
+        if (size + 10 > buf.length) {
+            buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + 10));
+        }
+        final byte[] b = buf;
+        int p = size;
+        while ((z & ~0x7FL) != 0) {
+            b[p++] = (byte) ((z & 0x7F) | 0x80);
+            z >>>= 7;
+        }
+        b[p++] = (byte) z;
+        size = p;
+    }
+
     public void writeBytes(byte[] b) {
         if (size + b.length > buf.length) {
             buf = Arrays.copyOf(buf, Math.max(buf.length * 2, size + b.length));

@@ -9,12 +9,7 @@ public final class Varint {
     }
 
     public static void writeLong(ByteSink out, long v) {
-        long z = (v << 1) ^ (v >> 63);
-        while ((z & ~0x7FL) != 0) {
-            out.write((int) ((z & 0x7F) | 0x80));
-            z >>>= 7;
-        }
-        out.write((int) z);
+        out.writeUnsignedVarint((v << 1) ^ (v >> 63));
     }
 
     /**

@@ -27,6 +27,9 @@ final class InflightRequests {
     private final ArrayDeque<String> free = new ArrayDeque<>();
     /** Slots made so far; the next new one is numbered this. */
     private long slots;
+    /** The last {@link #get}: the id asked for (compared by reference) and the state found. */
+    private String lastId;
+    private RequestState lastFound;
 
     InflightRequests(LiveStore<RequestState> store) {
         this.store = store;
@@ -35,6 +38,8 @@ final class InflightRequests {
     /** Loads the store and finds the requests, the waiting ones and the free slots in it. */
     void load() {
         store.load();
+        lastId = null;
+        lastFound = null;
         byId.clear();
         waiting.clear();
         free.clear();
@@ -60,8 +65,20 @@ final class InflightRequests {
         return byId.size();
     }
 
+    /**
+     * The request in flight under {@code id}, or null. The chunks of a run all ask with the run's own
+     * key, one string: the last answer is kept for it while that request stays in flight (its slot
+     * set), so a run of 50 chunks costs one map lookup, not 50.
+     */
     RequestState get(String id) {
-        return byId.get(id);
+        final RequestState last = lastFound;
+        if (id == lastId && last != null && last.slot != null) {
+            return last;
+        }
+        final RequestState s = byId.get(id);
+        lastId = id;
+        lastFound = s;
+        return s;
     }
 
     /** A request first seen through a token event. */

@@ -125,8 +125,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
             @Override
             public void finish(String id, RequestState s, RequestEvent event) {
-                RequestAssembler.this.finish(id, s, event != null ? event
-                        : requests.deserialize(config.topics().requests(), s.requestBytes));
+                RequestAssembler.this.finish(id, s, event != null ? event : requestOf(s));
             }
         });
         this.partition = ctx.taskId().partition();
@@ -230,7 +229,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private void finish(String id, RequestState s) {
-        finish(id, s, requests.deserialize(config.topics().requests(), s.requestBytes));
+        finish(id, s, requestOf(s));
+    }
+
+    /** The request event of a request in flight: as decoded when it came, or decoded from the store after a restart. */
+    private RequestEvent requestOf(RequestState s) {
+        return s.request != null ? s.request : requests.deserialize(config.topics().requests(), s.requestBytes);
     }
 
     /** Forwards the request's verdict and adds it to its windows' partial aggregates; the request leaves the store. */

@@ -193,6 +193,7 @@ final class RequestJoin {
         s.contractId = r.getContractId();
         s.scenarioId = r.getScenarioId();
         s.requestBytes = record.value();
+        s.request = r;
         s.completionUs = completion;
         s.expectedChunks = r.getContentChunks();
         s.requestLogUs = logUs;

@@ -3,6 +3,7 @@ package dev.goodput.streams;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
+import dev.goodput.avro.RequestEvent;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
@@ -27,6 +28,11 @@ final class RequestState {
     int duplicates;
     /** The request event, in wire format, once it has arrived (null before). */
     byte[] requestBytes;
+    /**
+     * The request event as decoded when it came (not stored: after a restart it is decoded again from
+     * {@link #requestBytes}), so a request that finishes on a later chunk is not decoded twice.
+     */
+    RequestEvent request;
     long completionUs = Long.MIN_VALUE;
     int expectedChunks = -1;
     /** Changed since the last commit (saves a hash-set insert per token). */
@@ -43,10 +49,15 @@ final class RequestState {
     /**
      * The chunks as the store holds them: (index, arrival since the chunk before) in the order they
      * were added, appended once per chunk, so writing the state after each run does not encode every
-     * chunk again.
+     * chunk again. Chunks are appended when the state is written ({@link #logChunks}), not as they
+     * come: a request that finishes in the record that brought its last chunks leaves the store
+     * without them ever being encoded.
      */
     private final ByteSink chunkLog = new ByteSink(32);
     private long lastLoggedUs;
+    /** Chunk indices in the order they were added; the first {@link #logged} are in {@link #chunkLog}. */
+    private int[] order = new int[16];
+    private int logged;
 
     /** Adds a chunk; false when this chunk index was already seen (a duplicate). */
     boolean addChunk(int index, long arrivalUs) {
@@ -66,10 +77,10 @@ final class RequestState {
         }
         seen[index] = true;
         arrivals[index] = arrivalUs;
-        seenCount++;
-        Varint.writeLong(chunkLog, index);
-        Varint.writeLong(chunkLog, arrivalUs - lastLoggedUs);
-        lastLoggedUs = arrivalUs;
+        if (seenCount == order.length) {
+            order = Arrays.copyOf(order, seenCount * 2);
+        }
+        order[seenCount++] = index;
         if (logUs > lastChunkLogUs) {
             lastChunkLogUs = logUs;
         }
@@ -77,6 +88,16 @@ final class RequestState {
             holdUs = arrivalUs;
         }
         return true;
+    }
+
+    /** Appends the chunks added since the state was last written to {@link #chunkLog}. */
+    private void logChunks() {
+        for (; logged < seenCount; logged++) {
+            final int index = order[logged];
+            Varint.writeLong(chunkLog, index);
+            Varint.writeLong(chunkLog, arrivals[index] - lastLoggedUs);
+            lastLoggedUs = arrivals[index];
+        }
     }
 
     /** The event time this request holds the watermark at: its earliest chunk, or its completion. */
@@ -128,6 +149,7 @@ final class RequestState {
             if (s == FREE) {
                 return new byte[0];
             }
+            s.logChunks();
             final ByteSink out = new ByteSink(96 + (s.requestBytes == null ? 0 : s.requestBytes.length) + s.chunkLog.size());
             Varint.writeString(out, s.id);
             Varint.writeString(out, s.contractId);

@@ -81,4 +81,30 @@ class InflightRequestsTest {
         assertThat(restarted.size()).isEqualTo(1);
         assertThat(over(inner).size()).isEqualTo(6); // nothing written back yet
     }
+
+    /** The chunks of a run ask with one key string; what they are told follows the request in and out of flight. */
+    @Test
+    void aRunsRepeatedLookupsFollowItsRequestInAndOutOfFlight() {
+        final InflightRequests inflight = over(store());
+        final String id = new String("r1"); // one string, as a run's key is for all its chunks
+        assertThat(inflight.get(id)).isNull();
+        final RequestState first = state("c", 1_000);
+        inflight.add(id, first);
+        assertThat(inflight.get(id)).isSameAs(first);
+        assertThat(inflight.get(id)).isSameAs(first);
+        inflight.forget(id);
+        assertThat(inflight.get(id)).isNull();
+        final RequestState second = state("c", 2_000);
+        inflight.add(id, second);
+        assertThat(inflight.get(id)).isSameAs(second);
+        // another string with the same text finds the same request; a waiting request taken over too
+        assertThat(inflight.get(new String("r1"))).isSameAs(second);
+        inflight.forget("r1");
+        final RequestState waiting = state("c", 3_000);
+        waiting.requestBytes = new byte[] {1};
+        inflight.await(id, waiting);
+        assertThat(inflight.get(id)).isSameAs(waiting);
+        assertThat(inflight.get("r2")).isNull();
+        assertThat(inflight.get(id)).isSameAs(waiting);
+    }
 }
