@@ -74,7 +74,8 @@ public final class GoodputTopology {
         assembled.split(Named.as("route-"))
                 .branch((k, v) -> v instanceof Out.Verdict, Branched.withConsumer(s -> s
                         .mapValues(v -> ((Out.Verdict) v).value(), Named.as("verdict-values"))
-                        .to(config.topics().verdicts(), Produced.with(Serdes.String(), serdes.value(RequestVerdict.class))
+                        .to(config.topics().verdicts(), Produced.with(Serdes.String(), Serdes.serdeFrom(
+                                new VerdictWriter(serdes.registry()), serdes.value(RequestVerdict.class).deserializer()))
                                 .withName("verdicts-sink")), "verdicts"))
                 .branch((k, v) -> v instanceof Out.Dead, Branched.withConsumer(s -> s
                         .mapValues(v -> ((Out.Dead) v).value(), Named.as("dead-values"))
