@@ -21,8 +21,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * one record travels per window and heartbeat instead of one per request.
  *
  * <p>The aggregates live in memory; the store holds what was added to them since they were last
- * sent: additions (a request's outcome and gaps, a refusal, each naming its window), up to
- * {@link #BATCH} of one window to an entry, under a short sequence number (the store's maps compare
+ * sent: additions (a request's outcome and gaps, a refusal), up to {@link #BATCH} of one window
+ * to an entry that names its window once, at its head, under a short sequence number (the store's maps compare
  * keys, and a window key is some hundred bytes of shared prefix). Each addition is written as it is
  * made, so a commit always covers it ({@link LiveStore} says why that is exactly-once), and costs the
  * bytes of its entry rather than the window's six histograms; sending a window deletes its entries,
@@ -71,15 +71,13 @@ final class PartialAggregates {
                 final var kv = it.next();
                 next = Math.max(next, Long.parseLong(kv.key, Character.MAX_RADIX) + 1);
                 final ByteBuffer in = ByteBuffer.wrap(kv.value);
-                String window = null;
+                final Keys.Window w = new Keys.Window(Varint.readString(in), Varint.readString(in), Varint.readLong(in));
+                final String key = w.text();
+                final WindowAgg a = live.computeIfAbsent(key, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
                 while (in.hasRemaining()) {
-                    final byte[] addition = new byte[(int) Varint.readLong(in)];
-                    in.get(addition);
-                    window = apply(addition);
+                    apply(in, a);
                 }
-                if (window != null) {
-                    entries.computeIfAbsent(window, k -> new ArrayList<>()).add(kv.key);
-                }
+                entries.computeIfAbsent(key, k -> new ArrayList<>()).add(kv.key);
             }
         }
     }
@@ -114,7 +112,10 @@ final class PartialAggregates {
                 elsewhere.computeIfAbsent(gapStart, k -> new ArrayList<>()).add(gaps[i]);
             }
         }
-        final WindowAgg a = record(own, request(own, r.outcome(), here, inHere));
+        final Batch b = batch(own);
+        b.bytes.write(REQUEST);
+        writeRequest(b.bytes, r.outcome(), here, inHere);
+        final WindowAgg a = written(b, own);
         a.totals.add(r.outcome());
         for (int i = 0; i < inHere; i++) {
             a.totals.addGap(here[i]);
@@ -122,7 +123,10 @@ final class PartialAggregates {
         if (elsewhere != null) {
             elsewhere.forEach((gapStart, g) -> {
                 final Keys.Window w = new Keys.Window(r.contractId(), r.scenarioId(), gapStart);
-                g.forEach(record(w, gaps(w, g)).totals::addGap);
+                final Batch other = batch(w);
+                other.bytes.write(GAPS);
+                writeGaps(other.bytes, g);
+                g.forEach(written(other, w).totals::addGap);
             });
         }
     }
@@ -133,16 +137,17 @@ final class PartialAggregates {
      */
     void refused(String contractId, String scenarioId, long logUs, String reason) {
         final Keys.Window w = new Keys.Window(contractId, scenarioId, Definitions.windowStart(logUs, windowUs));
-        final ByteSink out = identity(REFUSAL, w);
-        Varint.writeString(out, reason);
-        record(w, out.toByteArray()).totals.refused(reason, "late".equals(reason));
+        final Batch b = batch(w);
+        b.bytes.write(REFUSAL);
+        Varint.writeString(b.bytes, reason);
+        written(b, w).totals.refused(reason, "late".equals(reason));
     }
 
     /**
-     * Writes an addition to the journal; returns its window's live aggregate, to which the caller adds
-     * it (from the objects at hand: a restart adds the same from the entry, {@link #apply}).
+     * The journal entry of window {@code w} that takes the next addition, its window written at its
+     * head when it is new. The caller appends one addition to its bytes, then calls {@link #written}.
      */
-    private WindowAgg record(Keys.Window w, byte[] entry) {
+    private Batch batch(Keys.Window w) {
         // consecutive requests mostly finish in the same window: its key text is built once
         if (!w.equals(lastWindow)) {
             lastWindow = w;
@@ -151,11 +156,21 @@ final class PartialAggregates {
         Batch b = open.get(lastKey);
         if (b == null || b.count == BATCH) {
             b = new Batch(Long.toString(next++, Character.MAX_RADIX));
+            Varint.writeString(b.bytes, w.contractId());
+            Varint.writeString(b.bytes, w.scenarioId());
+            Varint.writeLong(b.bytes, w.startUs());
             open.put(lastKey, b);
             entries.computeIfAbsent(lastKey, k -> new ArrayList<>()).add(b.key);
         }
-        Varint.writeLong(b.bytes, entry.length);
-        b.bytes.writeBytes(entry);
+        return b;
+    }
+
+    /**
+     * Writes the entry {@link #batch} gave, with the addition just appended, to the journal; returns
+     * its window's live aggregate, to which the caller adds the addition (from the objects at hand: a
+     * restart adds the same from the entry, {@link #apply}).
+     */
+    private WindowAgg written(Batch b, Keys.Window w) {
         b.count++;
         journal.put(b.key, b.bytes.toByteArray());
         return live.computeIfAbsent(lastKey, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
@@ -198,17 +213,7 @@ final class PartialAggregates {
         }
     }
 
-    private static ByteSink identity(byte type, Keys.Window w) {
-        final ByteSink out = new ByteSink(128);
-        out.write(type);
-        Varint.writeString(out, w.contractId());
-        Varint.writeString(out, w.scenarioId());
-        Varint.writeLong(out, w.startUs());
-        return out;
-    }
-
-    private static byte[] request(Keys.Window w, WindowTotals.Outcome o, long[] gaps, int count) {
-        final ByteSink out = identity(REQUEST, w);
+    private static void writeRequest(ByteSink out, WindowTotals.Outcome o, long[] gaps, int count) {
         Varint.writeLong(out, o.status().ordinal());
         Varint.writeString(out, o.errorClass() == null ? "" : o.errorClass());
         Varint.writeLong(out, o.errorClass() == null ? 0 : 1);
@@ -223,13 +228,6 @@ final class PartialAggregates {
         for (int i = 0; i < count; i++) {
             Varint.writeLong(out, gaps[i]);
         }
-        return out.toByteArray();
-    }
-
-    private static byte[] gaps(Keys.Window w, List<Long> gaps) {
-        final ByteSink out = identity(GAPS, w);
-        writeGaps(out, gaps);
-        return out.toByteArray();
     }
 
     private static void writeGaps(ByteSink out, List<Long> gaps) {
@@ -237,13 +235,9 @@ final class PartialAggregates {
         gaps.forEach(g -> Varint.writeLong(out, g));
     }
 
-    /** Adds one journal entry, as a restart reads it, to its window's live aggregate; returns the window's key. */
-    private String apply(byte[] entry) {
-        final ByteBuffer in = ByteBuffer.wrap(entry);
+    /** Adds one addition of a journal entry, as a restart reads it, to its window's live aggregate. */
+    private static void apply(ByteBuffer in, WindowAgg a) {
         final byte type = in.get();
-        final Keys.Window w = new Keys.Window(Varint.readString(in), Varint.readString(in), Varint.readLong(in));
-        final String key = w.text();
-        final WindowAgg a = live.computeIfAbsent(key, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
         switch (type) {
             case REQUEST -> {
                 final WindowTotals.Status status = WindowTotals.Status.values()[(int) Varint.readLong(in)];
@@ -268,7 +262,6 @@ final class PartialAggregates {
             default -> throw new IllegalStateException("partial aggregate journal entry of unknown type " + type
                     + ": written by another build; reset the application (kafka-streams-application-reset.sh)");
         }
-        return key;
     }
 
     private static void readGaps(ByteBuffer in, WindowAgg a) {

@@ -50,10 +50,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String STORE = "inflight-requests-v2";
     static final String PROGRESS = "assembler-progress";
     /**
-     * v3: a journal of additions, up to {@link PartialAggregates#BATCH} to an entry (v2: one each; v1:
-     * whole aggregates). See {@link GoodputTopology#SAMPLES} on names.
+     * v4: a journal of additions, up to {@link PartialAggregates#BATCH} to an entry that names its
+     * window once (v3: each addition named it; v2: one addition an entry; v1: whole aggregates). See
+     * {@link GoodputTopology#SAMPLES} on names.
      */
-    static final String PARTIALS = "assembler-partials-v3";
+    static final String PARTIALS = "assembler-partials-v4";
     /**
      * The store of {@link FinishedRequests}: a request or token event that comes again (an
      * at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of being counted
