@@ -16,7 +16,6 @@ import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.kstream.Branched;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
@@ -71,25 +70,21 @@ public final class GoodputTopology {
                         Named.as(RequestAssembler.NAME),
                         RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS, RequestAssembler.FINISHED);
 
-        assembled.split(Named.as("route-"))
-                .branch((k, v) -> v instanceof Out.Verdict, Branched.withConsumer(s -> s
-                        .mapValues(v -> ((Out.Verdict) v).value(), Named.as("verdict-values"))
-                        .to(config.topics().verdicts(), Produced.with(Serdes.String(), Serdes.serdeFrom(
-                                new VerdictWriter(serdes.registry()), serdes.value(RequestVerdict.class).deserializer()))
-                                .withName("verdicts-sink")), "verdicts"))
-                .branch((k, v) -> v instanceof Out.Dead, Branched.withConsumer(s -> s
-                        .mapValues(v -> ((Out.Dead) v).value(), Named.as("dead-values"))
-                        .to(config.topics().dlq(), Produced.with(Serdes.String(), Serdes.ByteArray()).withName("dlq-sink")),
-                        "dlq"))
-                .defaultBranch(Branched.withConsumer(s -> s
-                        .mapValues(v -> ((Out.ToMerger) v).value(), Named.as("sample-values"))
-                        .repartition(Repartitioned.<String, byte[]>as(SAMPLES).withKeySerde(Serdes.String())
-                                .withValueSerde(Serdes.ByteArray()).withStreamPartitioner(new SamplePartitioner()))
-                        .process(() -> new WindowMerger(config), Named.as(WindowMerger.NAME), WindowMerger.WINDOWS,
-                                WindowMerger.WATERMARKS)
-                        .to(config.topics().windowStats(), Produced.with(Serdes.String(), serdes.value(WindowStats.class))
-                                .withName("window-stats-sink").withStreamPartitioner((topic, key, value, n) ->
-                                        Optional.of(Set.of(Topics.windowStatsPartition(key, n))))), "samples"));
+        // the assembler forwards each kind of record to its own node by name (Out.send)
+        assembled.mapValues(v -> ((Out.Verdict) v).value(), Named.as(Out.Verdict.NODE))
+                .to(config.topics().verdicts(), Produced.with(Serdes.String(), Serdes.serdeFrom(
+                        new VerdictWriter(serdes.registry()), serdes.value(RequestVerdict.class).deserializer()))
+                        .withName("verdicts-sink"));
+        assembled.mapValues(v -> ((Out.Dead) v).value(), Named.as(Out.Dead.NODE))
+                .to(config.topics().dlq(), Produced.with(Serdes.String(), Serdes.ByteArray()).withName("dlq-sink"));
+        assembled.mapValues(v -> ((Out.ToMerger) v).value(), Named.as(Out.ToMerger.NODE))
+                .repartition(Repartitioned.<String, byte[]>as(SAMPLES).withKeySerde(Serdes.String())
+                        .withValueSerde(Serdes.ByteArray()).withStreamPartitioner(new SamplePartitioner()))
+                .process(() -> new WindowMerger(config), Named.as(WindowMerger.NAME), WindowMerger.WINDOWS,
+                        WindowMerger.WATERMARKS)
+                .to(config.topics().windowStats(), Produced.with(Serdes.String(), serdes.value(WindowStats.class))
+                        .withName("window-stats-sink").withStreamPartitioner((topic, key, value, n) ->
+                                Optional.of(Set.of(Topics.windowStatsPartition(key, n)))));
         return b.build();
     }
 

@@ -62,7 +62,7 @@ final class Refusals {
         final var headers = DeadLetters.headers(RequestAssembler.STAGE, reason, message, meta.map(m -> m.topic()).orElse("?"),
                 meta.map(m -> m.partition()).orElse(-1), offset);
         record.headers().forEach(headers::add);
-        context.forward(new Record<String, Out>(record.key(), new Out.Dead(DeadLetters.bounded(record.value(), headers)),
+        Out.send(context, new Record<String, Out>(record.key(), new Out.Dead(DeadLetters.bounded(record.value(), headers)),
                 record.timestamp(), headers));
         count(record, reason);
     }

@@ -244,7 +244,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         finished.add(id, Micros.of(r.getCompletionTimeUs()));
         final Verdicts.Outcome o = Verdicts.of(id, r, s, config.objectives(config.contracts().get(r.getContractId())),
                 config.selection().qualityFloor(), partition, progress.lastWatermark());
-        context.forward(new Record<>(id, (Out) new Out.Verdict(o.verdict()), o.sample().completionUs() / 1_000));
+        Out.send(context, new Record<>(id, new Out.Verdict(o.verdict()), o.sample().completionUs() / 1_000));
         partials.add(o.sample());
     }
 
@@ -304,8 +304,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     private void sendPartial(WindowAgg a) {
-        context.forward(new Record<>(mergeKey(a.contractId, a.scenarioId),
-                (Out) new Out.ToMerger(Sample.CODEC.encode(new Sample.Partial(partition, progress.lastWatermark(), a))),
+        Out.send(context, new Record<>(mergeKey(a.contractId, a.scenarioId),
+                new Out.ToMerger(Sample.CODEC.encode(new Sample.Partial(partition, progress.lastWatermark(), a))),
                 Math.max(0, a.startUs / 1_000)));
     }
 
@@ -313,7 +313,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         if (!progress.advance(wm)) {
             return;
         }
-        context.forward(new Record<>(WATERMARK_KEY, (Out) new Out.ToMerger(Sample.CODEC.encode(new Sample.Watermark(partition, wm))),
+        Out.send(context, new Record<>(WATERMARK_KEY, new Out.ToMerger(Sample.CODEC.encode(new Sample.Watermark(partition, wm))),
                 Math.max(0, wm / 1_000)));
     }
 
