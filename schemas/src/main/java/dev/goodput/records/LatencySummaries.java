@@ -12,7 +12,21 @@ public final class LatencySummaries {
     }
 
     public static LatencySummary of(Histogram h) {
-        final Histograms.Percentiles p = Histograms.percentiles(h);
+        return of(Histograms.percentiles(h), h);
+    }
+
+    /**
+     * A histogram that grows with its values ({@link Histograms#partial}), carried over its metric's
+     * whole range {@code rangeUs}: encoded from its whole-range copy ({@link Histograms#overRange}),
+     * its percentiles read from itself. They are the same (the same buckets; the copy only has more
+     * of them, empty), and a window record's six histograms cost a scan of their own buckets rather
+     * than of a whole range each (~23,000 for an hour) per percentile.
+     */
+    public static LatencySummary overRange(Histogram h, long rangeUs) {
+        return of(Histograms.percentiles(h), Histograms.overRange(h, rangeUs));
+    }
+
+    private static LatencySummary of(Histograms.Percentiles p, Histogram h) {
         return LatencySummary.newBuilder()
                 .setCount(p.count()).setP50Us(p.p50()).setP90Us(p.p90()).setP95Us(p.p95()).setP99Us(p.p99())
                 .setP999Us(p.p999()).setMaxUs(p.max()).setMeanUs(p.mean())

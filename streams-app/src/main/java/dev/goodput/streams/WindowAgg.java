@@ -65,7 +65,7 @@ final class WindowAgg {
 
     /** A histogram of the totals as the record carries it: over its metric's whole range. */
     private static LatencySummary summary(WindowTotals t, int histogram) {
-        return LatencySummaries.of(Histograms.overRange(t.histograms()[histogram], WindowTotals.RANGES_US[histogram]));
+        return LatencySummaries.overRange(t.histograms()[histogram], WindowTotals.RANGES_US[histogram]);
     }
 
     /**
