@@ -184,6 +184,25 @@ public final class Histograms {
                 empty ? 0 : h.getValueAtPercentile(99),
                 empty ? 0 : h.getValueAtPercentile(99.9),
                 empty ? 0 : h.getMaxValue(),
-                empty ? 0 : h.getMean());
+                empty ? 0 : mean(h));
+    }
+
+    /**
+     * HdrHistogram's own mean ({@code getMean}), to the last bit: each bucket's median equivalent value
+     * times its count, summed in bucket order, over the total count. Walked bucket by bucket here,
+     * where {@code getMean} walks HdrHistogram's recorded-values iterator, which costs some ten times
+     * more per bucket (a window record's six histograms, many a second in a replay). An empty bucket
+     * adds exactly 0.0, so the sum is the same.
+     */
+    static double mean(Histogram h) {
+        final long max = h.getMaxValue();
+        double total = 0;
+        for (long v = 0; v <= max; v = h.nextNonEquivalentValue(v)) {
+            final long count = h.getCountAtValue(v);
+            if (count != 0) {
+                total += h.medianEquivalentValue(v) * (double) count;
+            }
+        }
+        return (total * 1.0) / h.getTotalCount();
     }
 }

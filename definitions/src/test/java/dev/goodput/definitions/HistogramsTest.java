@@ -37,6 +37,31 @@ class HistogramsTest {
         }
     }
 
+    /** The mean is HdrHistogram's to the last bit, over every kind of histogram, zeros and clamped values included. */
+    @Test
+    void theMeanIsHdrHistogramsOwnBitForBit() {
+        final Random rnd = new Random(13);
+        final Supplier<?>[] kinds = {Histograms::request, Histograms::token, Histograms::partial};
+        for (int round = 0; round < 600; round++) {
+            final Histogram h = (Histogram) kinds[round % 3].get();
+            final int values = round % 7 == 0 ? 1 : rnd.nextInt(round % 2 == 0 ? 20 : 5_000);
+            final double decades = 1 + rnd.nextInt(9);
+            for (int i = 0; i < values; i++) {
+                final long v = rnd.nextInt(50) == 0 ? 0 : (long) Math.pow(10, rnd.nextDouble() * decades);
+                Histograms.record(h, v, Histograms.MAX_TOKEN_LATENCY_US);
+                if (rnd.nextInt(10) == 0) {
+                    h.recordValueWithCount(Math.min(v, Histograms.MAX_TOKEN_LATENCY_US), 1 + rnd.nextInt(1_000));
+                }
+            }
+            if (h.getTotalCount() == 0) {
+                continue;
+            }
+            assertThat(Double.doubleToRawLongBits(Histograms.mean(h))).as("round %d: %d values over %s decades", round,
+                    h.getTotalCount(), decades).isEqualTo(Double.doubleToRawLongBits(h.getMean()));
+            assertThat(Histograms.percentiles(h).mean()).isEqualTo(h.getMean());
+        }
+    }
+
     @Test
     void aGrowingHistogramOverItsRangeIsAWholeRangeOneByteForByte() {
         final Random rnd = new Random(11);
