@@ -195,6 +195,9 @@ public final class Histograms {
      * adds exactly 0.0, so the sum is the same.
      */
     static double mean(Histogram h) {
+        if (h.getTotalCount() == 0) {
+            return 0.0; // as getMean
+        }
         final long max = h.getMaxValue();
         double total = 0;
         for (long v = 0; v <= max; v = h.nextNonEquivalentValue(v)) {
