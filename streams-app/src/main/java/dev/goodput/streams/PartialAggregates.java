@@ -115,7 +115,7 @@ final class PartialAggregates {
         final Batch b = batch(own);
         b.bytes.write(REQUEST);
         writeRequest(b.bytes, r.outcome(), here, inHere);
-        final WindowAgg a = written(b, own);
+        final WindowAgg a = written(b);
         a.totals.add(r.outcome());
         for (int i = 0; i < inHere; i++) {
             a.totals.addGap(here[i]);
@@ -126,7 +126,7 @@ final class PartialAggregates {
                 final Batch other = batch(w);
                 other.bytes.write(GAPS);
                 writeGaps(other.bytes, g);
-                g.forEach(written(other, w).totals::addGap);
+                g.forEach(written(other).totals::addGap);
             });
         }
     }
@@ -140,7 +140,7 @@ final class PartialAggregates {
         final Batch b = batch(w);
         b.bytes.write(REFUSAL);
         Varint.writeString(b.bytes, reason);
-        written(b, w).totals.refused(reason, "late".equals(reason));
+        written(b).totals.refused(reason, "late".equals(reason));
     }
 
     /**
@@ -155,7 +155,7 @@ final class PartialAggregates {
         }
         Batch b = open.get(lastKey);
         if (b == null || b.count == BATCH) {
-            b = new Batch(Long.toString(next++, Character.MAX_RADIX));
+            b = new Batch(Long.toString(next++, Character.MAX_RADIX), w, lastKey);
             Varint.writeString(b.bytes, w.contractId());
             Varint.writeString(b.bytes, w.scenarioId());
             Varint.writeLong(b.bytes, w.startUs());
@@ -170,10 +170,11 @@ final class PartialAggregates {
      * its window's live aggregate, to which the caller adds the addition (from the objects at hand: a
      * restart adds the same from the entry, {@link #apply}).
      */
-    private WindowAgg written(Batch b, Keys.Window w) {
+    private WindowAgg written(Batch b) {
         b.count++;
         journal.put(b.key, b.bytes.toByteArray());
-        return live.computeIfAbsent(lastKey, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
+        return live.computeIfAbsent(b.windowKey,
+                k -> new WindowAgg(b.window.contractId(), b.window.scenarioId(), b.window.startUs()));
     }
 
     /**
@@ -202,14 +203,18 @@ final class PartialAggregates {
         }
     }
 
-    /** A journal entry taking additions: each is its length, then its bytes. */
+    /** A journal entry taking additions: its window, then each addition (its type, then its fields). */
     private static final class Batch {
         final String key;
+        final Keys.Window window;
+        final String windowKey;
         final ByteSink bytes = new ByteSink(512);
         int count;
 
-        Batch(String key) {
+        Batch(String key, Keys.Window window, String windowKey) {
             this.key = key;
+            this.window = window;
+            this.windowKey = windowKey;
         }
     }
 

@@ -1,8 +1,8 @@
 package dev.goodput.streams;
 
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.goodput.avro.RequestVerdict;
@@ -113,10 +113,9 @@ final class VerdictWriter implements Serializer<RequestVerdict> {
         optionalString(out, v.getOperation());
     }
 
+    /** An Avro string is the project's varint-prefixed UTF-8; a null, which Avro refuses here, goes to Avro's writer. */
     private static void string(ByteSink out, String s) {
-        final byte[] b = s.getBytes(StandardCharsets.UTF_8);
-        Varint.writeLong(out, b.length);
-        out.writeBytes(b);
+        Varint.writeString(out, Objects.requireNonNull(s));
     }
 
     /** A ["null", "string"] union: the branch, then the string. */

@@ -1,6 +1,7 @@
 package dev.goodput.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import dev.goodput.serde.AvroSerializer;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
 import org.apache.avro.specific.SpecificData;
+import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -62,6 +64,15 @@ class VerdictWriterTest {
         final RequestVerdict v = randomVerdict(new Random(1));
         assertThat(other.inPlace()).isFalse();
         assertThat(other.serialize(TOPIC, v)).containsExactly(new AvroSerializer<RequestVerdict>(registry, false).serialize(TOPIC, v));
+    }
+
+    @Test
+    void aVerdictAvroRefusesIsRefusedByAvrosWriterByName() {
+        final RequestVerdict v = randomVerdict(new Random(2));
+        v.setContractId(null); // possible through the setters, not through the builder
+        assertThatThrownBy(() -> new VerdictWriter(registry).serialize(TOPIC, v))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("cannot encode a dev.goodput.avro.RequestVerdict for topic " + TOPIC);
     }
 
     /** Every field from its schema: nulls in unions, empty and longer arrays, non-ASCII text, extreme numbers. */
