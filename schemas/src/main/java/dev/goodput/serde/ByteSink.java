@@ -61,6 +61,14 @@ public final class ByteSink {
         return size;
     }
 
+    /** Drops what was appended after the first {@code newSize} bytes (a trailer written for one copy). */
+    public void truncate(int newSize) {
+        if (newSize < 0 || newSize > size) {
+            throw new IllegalArgumentException("cannot truncate " + size + " bytes to " + newSize);
+        }
+        size = newSize;
+    }
+
     public byte[] toByteArray() {
         return Arrays.copyOf(buf, size);
     }

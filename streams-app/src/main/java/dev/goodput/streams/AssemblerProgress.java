@@ -3,8 +3,16 @@ package dev.goodput.streams;
 import dev.goodput.streams.time.LogClock;
 
 /**
- * How far one assembler partition has come, kept in its progress store so a restart resumes exactly:
- * its two log clocks ({@link LogClock}: token topic, request topic) and the last watermark it sent.
+ * How far one assembler partition has come, kept so a restart resumes exactly: its two log clocks
+ * ({@link LogClock}: token topic, request topic) and the last watermark it sent.
+ *
+ * <p>The clocks are carried by the entries a record writes anyway: each in-flight slot and each
+ * partial-aggregate journal entry is written with the clocks as they are then ({@link #clocks}), and a
+ * restart takes the highest clocks any entry carries ({@link #carried}: the clocks only move forward,
+ * so the highest is the last written). Only a record that writes no such entry writes the clocks here
+ * ({@link #save}), and so does a heartbeat that deletes journal entries ({@link #saveClocks}), since
+ * the entries it deletes may be the ones that carried the latest clocks. Two writes a request fewer
+ * than a clocks entry written by every record.
  */
 final class AssemblerProgress {
     private static final String LAST_WATERMARK = "last-watermark";
@@ -24,12 +32,31 @@ final class AssemblerProgress {
             lastWatermark = last[0];
         }
         final long[] restored = store.get(LOG_CLOCKS);
-        this.clocks = restored != null && restored.length == 2 ? restored : new long[] {LogClock.NONE, LogClock.NONE};
+        this.clocks = restored != null && restored.length == 2 ? restored.clone() : new long[] {LogClock.NONE, LogClock.NONE};
         this.clock = new LogClock(windowUs, graceUs, clocks[0], clocks[1]);
     }
 
     LogClock clock() {
         return clock;
+    }
+
+    /**
+     * The clocks (token, request), live: what an entry written now carries. Entries read them when
+     * they are written; nothing else may change them.
+     */
+    long[] clocks() {
+        return clocks;
+    }
+
+    /** Clocks (token, request) a restored entry carried: the clocks move up to them. */
+    void carried(long[] entry) {
+        if (entry[0] != LogClock.NONE) {
+            kept(0, clock.token(entry[0] / 1_000));
+        }
+        if (entry[1] != LogClock.NONE) {
+            kept(1, clock.request(entry[1] / 1_000));
+        }
+        clocksMoved = false;
     }
 
     /** A token record's log time moves the token clock; returns the clock. */
@@ -51,14 +78,19 @@ final class AssemblerProgress {
     }
 
     /**
-     * Marks the clocks for the write-back that ends the record ({@link LiveStore#writeBack}) if they
-     * moved: once per record, whatever the chunks of its run.
+     * At the end of a record: writes the clocks here if they moved and no entry written for the
+     * record carries them ({@code carried}), once per record whatever the chunks of its run.
      */
-    void save() {
-        if (clocksMoved) {
+    void save(boolean carried) {
+        if (clocksMoved && !carried) {
             store.put(LOG_CLOCKS, clocks);
-            clocksMoved = false;
         }
+        clocksMoved = false;
+    }
+
+    /** Writes the clocks here whether they moved or not: entries that carried them are being deleted. */
+    void saveClocks() {
+        store.put(LOG_CLOCKS, clocks);
     }
 
     long lastWatermark() {

@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
@@ -14,7 +15,14 @@ import dev.goodput.serde.Varint;
  * The ids of requests finished lately, so that an event of one that comes again is refused as a
  * duplicate. Kept in buckets of {@value #BUCKET_US} µs of completion time, one changelog record per
  * bucket changed at a commit rather than one per request, and dropped a bucket at a time once event
- * time has passed it. The store costs the streams-app part of its bench-streams rate either way.
+ * time has passed it.
+ *
+ * <p>A finished request's id is first <em>held</em> elsewhere: the partial aggregates' journal entry
+ * that adds its outcome carries it ({@link PartialAggregates}), written by that request anyway, so
+ * finishing a request writes no bucket. When the journal entry goes (its window sent), the id is
+ * <em>released</em> into its bucket here, a bucket written once for all the ids it gains then. A
+ * listener hears each id that leaves the set: the in-flight store may still hold its request's last
+ * state under a slot ({@link InflightRequests#gone}).
  */
 final class FinishedRequests {
 
@@ -56,13 +64,21 @@ final class FinishedRequests {
     };
 
     private final LiveStore<Bucket> buckets;
+    private final Consumer<String> gone;
     private final Set<String> ids = new HashSet<>();
     /** The buckets kept, in time order: expiry looks only at the oldest (it runs every 100 ms of event time). */
     private final TreeSet<Long> order = new TreeSet<>();
+    /** Buckets ending at or before this have expired: an id released into one of them goes at once. */
+    private long expiredThroughUs = Long.MIN_VALUE;
 
-    /** Over a loaded store: the ids of every kept bucket are known at once. */
-    FinishedRequests(LiveStore<Bucket> buckets) {
+    /**
+     * Over a loaded store: the ids of every kept bucket are known at once.
+     *
+     * @param gone told each id that leaves the set (expired, or released into an expired bucket)
+     */
+    FinishedRequests(LiveStore<Bucket> buckets, Consumer<String> gone) {
         this.buckets = buckets;
+        this.gone = gone;
         buckets.entries().forEach((key, bucket) -> {
             ids.addAll(bucket.ids);
             order.add(Long.parseLong(key));
@@ -73,6 +89,23 @@ final class FinishedRequests {
         return ids.contains(id);
     }
 
+    /** A finished request whose id a journal entry carries ({@link PartialAggregates}): known, not stored here. */
+    void hold(String id) {
+        ids.add(id);
+    }
+
+    /** A held id whose journal entry goes: into its bucket, or gone if that bucket has expired already. */
+    void release(String id, long completionUs) {
+        if ((Math.floorDiv(completionUs, BUCKET_US) + 1) * BUCKET_US <= expiredThroughUs) {
+            if (ids.remove(id)) {
+                gone.accept(id);
+            }
+            return;
+        }
+        add(id, completionUs);
+    }
+
+    /** Keeps {@code id} in the bucket of {@code completionUs}. */
     void add(String id, long completionUs) {
         final long index = Math.floorDiv(completionUs, BUCKET_US);
         final String key = Long.toString(index);
@@ -91,9 +124,14 @@ final class FinishedRequests {
 
     /** Drops the buckets that end at or before {@code beforeUs}. */
     void expire(long beforeUs) {
+        expiredThroughUs = Math.max(expiredThroughUs, beforeUs);
         while (!order.isEmpty() && (order.first() + 1) * BUCKET_US <= beforeUs) {
             final String key = Long.toString(order.pollFirst());
-            buckets.get(key).ids.forEach(ids::remove);
+            for (String id : buckets.get(key).ids) {
+                if (ids.remove(id)) {
+                    gone.accept(id);
+                }
+            }
             buckets.remove(key);
         }
     }

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import dev.goodput.streams.time.LogClock;
 
@@ -25,6 +26,11 @@ final class InflightRequests {
     private final Map<String, RequestState> byId = new HashMap<>();
     private final Map<String, RequestState> waiting = new HashMap<>();
     private final ArrayDeque<String> free = new ArrayDeque<>();
+    /** Free slots whose stored state is still that of a finished request: by that request's id, and back. */
+    private final Map<String, String> staleSlotById = new HashMap<>();
+    private final Map<String, String> staleIdBySlot = new HashMap<>();
+    /** The highest log clocks the loaded entries carried ({@link RequestState#carriedClocks}). */
+    private final long[] carried = {LogClock.NONE, LogClock.NONE};
     /** Slots made so far; the next new one is numbered this. */
     private long slots;
     /** The last {@link #get}: the id asked for (compared by reference) and the state found. */
@@ -35,24 +41,39 @@ final class InflightRequests {
         this.store = store;
     }
 
-    /** Loads the store and finds the requests, the waiting ones and the free slots in it. */
-    void load() {
+    /**
+     * Loads the store and finds the requests, the waiting ones and the free slots in it; a slot whose
+     * state belongs to a request in {@code finished} is free.
+     */
+    void load(Predicate<String> finished) {
         store.load();
         lastId = null;
         lastFound = null;
         byId.clear();
         waiting.clear();
         free.clear();
+        staleSlotById.clear();
+        staleIdBySlot.clear();
+        carried[0] = LogClock.NONE;
+        carried[1] = LogClock.NONE;
         slots = 0;
         final List<String> keys = new ArrayList<>(store.entries().keySet());
         keys.sort(null); // the free slots in a fixed order, whatever the map's
         for (String slot : keys) {
             slots = Math.max(slots, Long.parseLong(slot, Character.MAX_RADIX) + 1);
             final RequestState s = store.get(slot);
-            if (s == RequestState.FREE) {
+            carried[0] = Math.max(carried[0], s.carriedClocks[0]);
+            carried[1] = Math.max(carried[1], s.carriedClocks[1]);
+            if (s.isFree()) {
                 free.add(slot);
                 continue;
             }
+            if (finished.test(s.id)) {
+                free.add(slot);
+                stale(s.id, slot);
+                continue;
+            }
+            s.stored = true;
             s.slot = slot;
             byId.put(s.id, s);
             if (s.requestBytes != null) {
@@ -63,6 +84,11 @@ final class InflightRequests {
 
     int size() {
         return byId.size();
+    }
+
+    /** The highest log clocks (token, request) the loaded entries carried. */
+    long[] carriedClocks() {
+        return carried.clone();
     }
 
     /**
@@ -103,11 +129,20 @@ final class InflightRequests {
 
     private void place(String id, RequestState s) {
         s.id = id;
-        s.slot = free.isEmpty() ? Long.toString(slots++, Character.MAX_RADIX) : free.poll();
+        if (free.isEmpty()) {
+            s.slot = Long.toString(slots++, Character.MAX_RADIX);
+        } else {
+            s.slot = free.poll();
+            final String previous = staleIdBySlot.remove(s.slot);
+            if (previous != null) {
+                staleSlotById.remove(previous);
+            }
+        }
         byId.put(id, s);
         store.put(s.slot, s);
     }
 
+    /** A request forgotten unfinished (refused, warm-up, an orphan): its slot is written free. */
     void forget(String id) {
         final RequestState s = byId.remove(id);
         if (s == null) {
@@ -117,6 +152,42 @@ final class InflightRequests {
         store.put(s.slot, RequestState.FREE);
         free.add(s.slot);
         s.slot = null;
+    }
+
+    /**
+     * A request that finished, its id now among the finished ones: its slot is free, and the state
+     * stored in it is left there when it is this request's (a restart sees the id is finished). A
+     * state not stored yet is not written at all.
+     */
+    void finish(String id) {
+        final RequestState s = byId.remove(id);
+        if (s == null) {
+            return;
+        }
+        waiting.remove(id);
+        if (s.stored) {
+            store.untouch(s.slot);
+            stale(id, s.slot);
+        } else {
+            // the slot's stored entry (if any) is another request's or free: free it
+            store.put(s.slot, RequestState.FREE);
+        }
+        free.add(s.slot);
+        s.slot = null;
+    }
+
+    private void stale(String id, String slot) {
+        staleSlotById.put(id, slot);
+        staleIdBySlot.put(slot, id);
+    }
+
+    /** An id that left the finished set: a free slot still holding its request's state is written free. */
+    void gone(String id) {
+        final String slot = staleSlotById.remove(id);
+        if (slot != null) {
+            staleIdBySlot.remove(slot);
+            store.put(slot, RequestState.FREE);
+        }
     }
 
     /**

@@ -84,6 +84,19 @@ final class LiveStore<V> {
         dirty.add(key);
     }
 
+    /**
+     * Drops the pending write of an entry whose stored value still stands for what a restart must
+     * know (the caller's judgement: {@link InflightRequests#finish}).
+     */
+    void untouch(String key) {
+        dirty.remove(key);
+    }
+
+    /** Whether the next {@link #writeBack} writes an entry. */
+    boolean pending() {
+        return !dirty.isEmpty();
+    }
+
     void remove(String key) {
         if (live.remove(key) != null) {
             dirty.remove(key);

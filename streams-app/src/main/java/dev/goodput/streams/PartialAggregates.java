@@ -2,6 +2,7 @@ package dev.goodput.streams;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
+import dev.goodput.streams.time.LogClock;
 import dev.goodput.topics.Keys;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -27,11 +29,17 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * made, so a commit always covers it ({@link LiveStore} says why that is exactly-once), and costs the
  * bytes of its entry rather than the window's six histograms; sending a window deletes its entries,
  * and a restart adds the entries up again.
+ *
+ * <p>An entry also carries what else the finishing record would have written: each request's id
+ * (held in {@link FinishedRequests} until the window is sent, then released into its buckets) and,
+ * at its end, the partition's log clocks as they were when it was written ({@link AssemblerProgress}).
  */
 final class PartialAggregates {
     private static final byte REQUEST = 1;
     private static final byte GAPS = 2;
     private static final byte REFUSAL = 3;
+    /** The entry's last item: the log clocks (token, request) when it was written. */
+    private static final byte CLOCKS = 4;
     /**
      * Additions one journal entry holds at most. Each addition rewrites its entry, and the store's
      * cache makes an entry's writes between two commits one changelog record, where an entry per
@@ -43,6 +51,14 @@ final class PartialAggregates {
     private final KeyValueStore<String, byte[]> journal;
     private final long windowUs;
     private final long graceUs;
+    private final long[] clocks;
+    private final FinishedRequests finished;
+    /** The ids of finished requests each window's entries carry, with their completion times, by window key. */
+    private final Map<String, Held> held = new HashMap<>();
+    /** The highest log clocks the loaded entries carried. */
+    private final long[] carried = {LogClock.NONE, LogClock.NONE};
+    /** Entries written so far. */
+    private long writes;
     private final Map<String, WindowAgg> live = new HashMap<>();
     /** The journal keys of each window's additions, by window key. */
     private final Map<String, List<String>> entries = new HashMap<>();
@@ -53,17 +69,27 @@ final class PartialAggregates {
     private Keys.Window lastWindow;
     private String lastKey;
 
-    PartialAggregates(KeyValueStore<String, byte[]> journal, long windowUs, long graceUs) {
+    /**
+     * @param clocks   the partition's log clocks, live ({@link AssemblerProgress#clocks}): each entry carries them
+     * @param finished where the ids of the requests whose outcomes are added are held, then released
+     */
+    PartialAggregates(KeyValueStore<String, byte[]> journal, long windowUs, long graceUs, long[] clocks,
+                      FinishedRequests finished) {
         this.journal = journal;
         this.windowUs = windowUs;
         this.graceUs = graceUs;
+        this.clocks = clocks;
+        this.finished = finished;
     }
 
-    /** Adds up what the restored journal holds. */
+    /** Adds up what the restored journal holds, and holds the ids its entries carry. */
     void load() {
         live.clear();
         entries.clear();
         open.clear();
+        held.clear();
+        carried[0] = LogClock.NONE;
+        carried[1] = LogClock.NONE;
         lastWindow = null;
         next = 0;
         try (KeyValueIterator<String, byte[]> it = journal.all()) {
@@ -75,7 +101,7 @@ final class PartialAggregates {
                 final String key = w.text();
                 final WindowAgg a = live.computeIfAbsent(key, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
                 while (in.hasRemaining()) {
-                    apply(in, a);
+                    apply(in, a, key, w.startUs());
                 }
                 entries.computeIfAbsent(key, k -> new ArrayList<>()).add(kv.key);
             }
@@ -84,6 +110,16 @@ final class PartialAggregates {
 
     int size() {
         return live.size();
+    }
+
+    /** The highest log clocks (token, request) the loaded entries carried. */
+    long[] carriedClocks() {
+        return carried.clone();
+    }
+
+    /** How many entries were written so far: each carried the clocks of its moment. */
+    long writes() {
+        return writes;
     }
 
     /**
@@ -114,7 +150,10 @@ final class PartialAggregates {
         }
         final Batch b = batch(own);
         b.bytes.write(REQUEST);
+        Varint.writeString(b.bytes, r.requestId());
+        Varint.writeLong(b.bytes, r.completionUs() - start);
         writeRequest(b.bytes, r.outcome(), here, inHere);
+        hold(b.windowKey, r.requestId(), r.completionUs());
         final WindowAgg a = written(b);
         a.totals.add(r.outcome());
         for (int i = 0; i < inHere; i++) {
@@ -172,20 +211,34 @@ final class PartialAggregates {
      */
     private WindowAgg written(Batch b) {
         b.count++;
+        // the clocks go at the end of the stored copy only: the next addition goes where they were
+        final int size = b.bytes.size();
+        b.bytes.write(CLOCKS);
+        Varint.writeLong(b.bytes, clocks[0]);
+        Varint.writeLong(b.bytes, clocks[1]);
         journal.put(b.key, b.bytes.toByteArray());
+        b.bytes.truncate(size);
+        writes++;
         return live.computeIfAbsent(b.windowKey,
                 k -> new WindowAgg(b.window.contractId(), b.window.scenarioId(), b.window.startUs()));
+    }
+
+    private void hold(String windowKey, String id, long completionUs) {
+        finished.hold(id);
+        held.computeIfAbsent(windowKey, k -> new Held()).add(id, completionUs);
     }
 
     /**
      * Hands over (and drops) the partials of windows that {@code closableUs} (the watermark about to be
      * sent) may close, or all of them with {@code Long.MAX_VALUE}; in key order, so a replay sends the
-     * same records in the same order.
+     * same records in the same order. The ids their entries held are released into the finished
+     * requests' buckets. Returns whether any entry was deleted.
      */
-    void flush(long closableUs, Consumer<WindowAgg> send) {
+    boolean flush(long closableUs, Consumer<WindowAgg> send) {
         if (live.isEmpty()) {
-            return;
+            return false;
         }
+        boolean deleted = false;
         final List<String> keys = new ArrayList<>(live.keySet());
         keys.sort(null);
         for (String key : keys) {
@@ -199,7 +252,31 @@ final class PartialAggregates {
             final List<String> journalKeys = entries.remove(key);
             if (journalKeys != null) {
                 journalKeys.forEach(journal::delete);
+                deleted = true;
             }
+            final Held ids = held.remove(key);
+            if (ids != null) {
+                for (int i = 0; i < ids.size; i++) {
+                    finished.release(ids.ids[i], ids.completionsUs[i]);
+                }
+            }
+        }
+        return deleted;
+    }
+
+    /** Ids of finished requests and their completion times, in the order they were added. */
+    private static final class Held {
+        String[] ids = new String[16];
+        long[] completionsUs = new long[16];
+        int size;
+
+        void add(String id, long completionUs) {
+            if (size == ids.length) {
+                ids = Arrays.copyOf(ids, size * 2);
+                completionsUs = Arrays.copyOf(completionsUs, size * 2);
+            }
+            ids[size] = id;
+            completionsUs[size++] = completionUs;
         }
     }
 
@@ -241,10 +318,12 @@ final class PartialAggregates {
     }
 
     /** Adds one addition of a journal entry, as a restart reads it, to its window's live aggregate. */
-    private static void apply(ByteBuffer in, WindowAgg a) {
+    private void apply(ByteBuffer in, WindowAgg a, String windowKey, long startUs) {
         final byte type = in.get();
         switch (type) {
             case REQUEST -> {
+                final String id = Varint.readString(in);
+                hold(windowKey, id, startUs + Varint.readLong(in));
                 final WindowTotals.Status status = WindowTotals.Status.values()[(int) Varint.readLong(in)];
                 final String errorClass = Varint.readString(in);
                 final boolean hasClass = Varint.readLong(in) == 1;
@@ -263,6 +342,10 @@ final class PartialAggregates {
             case REFUSAL -> {
                 final String reason = Varint.readString(in);
                 a.totals.refused(reason, "late".equals(reason));
+            }
+            case CLOCKS -> {
+                carried[0] = Math.max(carried[0], Varint.readLong(in));
+                carried[1] = Math.max(carried[1], Varint.readLong(in));
             }
             default -> throw new IllegalStateException("partial aggregate journal entry of unknown type " + type
                     + ": written by another build; reset the application (kafka-streams-application-reset.sh)");

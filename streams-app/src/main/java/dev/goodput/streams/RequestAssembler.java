@@ -8,7 +8,6 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.failure.DeadLetterHandler;
-import dev.goodput.definitions.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.streams.time.LogClock;
 import dev.goodput.topics.Control;
@@ -50,16 +49,18 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String STORE = "inflight-requests-v2";
     static final String PROGRESS = "assembler-progress";
     /**
-     * v4: a journal of additions, up to {@link PartialAggregates#BATCH} to an entry that names its
-     * window once (v3: each addition named it; v2: one addition an entry; v1: whole aggregates). See
+     * v5: a journal of additions, up to {@link PartialAggregates#BATCH} to an entry that names its
+     * window once, each request's id with its outcome and the log clocks at the end (v4: neither;
+     * v3: each addition named its window; v2: one addition an entry; v1: whole aggregates). See
      * {@link GoodputTopology#SAMPLES} on names.
      */
-    static final String PARTIALS = "assembler-partials-v4";
+    static final String PARTIALS = "assembler-partials-v5";
     /**
      * The store of {@link FinishedRequests}: a request or token event that comes again (an
      * at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of being counted
      * twice. Ids are kept until event time is a window and its grace past their completion; later
-     * than that, an event of the request is refused as {@code late} anyway.
+     * than that, an event of the request is refused as {@code late} anyway. Until its window's partial
+     * aggregate is sent, an id is carried by the journal entry ({@link #PARTIALS}) instead.
      */
     static final String FINISHED = "assembler-finished";
     static final String STAGE = "streams-app/request-assembler";
@@ -106,17 +107,22 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     @Override
     public void init(ProcessorContext<String, Out> ctx) {
         this.context = ctx;
-        this.inflightStore = new LiveStore<>(ctx.getStateStore(STORE), RequestState.CODEC);
-        this.finishedStore = new LiveStore<>(ctx.getStateStore(FINISHED), FinishedRequests.CODEC);
         this.progressStore = new LiveStore<>(ctx.getStateStore(PROGRESS), WindowMerger.LONGS_CODEC);
-        this.inflight = new InflightRequests(inflightStore);
-        this.partials = new PartialAggregates(ctx.getStateStore(PARTIALS), config.windowUs(), config.graceUs());
-        finishedStore.load();
-        this.finished = new FinishedRequests(finishedStore);
-        inflight.load();
-        partials.load();
         this.progress = new AssemblerProgress(progressStore, config.windowUs(), config.graceUs());
         this.clock = progress.clock();
+        // the in-flight slots and the journal entries carry the log clocks, and the journal the
+        // finished ids: the journal is read before the slots, whose finished ones are free
+        this.inflightStore = new LiveStore<>(ctx.getStateStore(STORE), RequestState.codec(progress.clocks()));
+        this.finishedStore = new LiveStore<>(ctx.getStateStore(FINISHED), FinishedRequests.CODEC);
+        this.inflight = new InflightRequests(inflightStore);
+        finishedStore.load();
+        this.finished = new FinishedRequests(finishedStore, inflight::gone);
+        this.partials = new PartialAggregates(ctx.getStateStore(PARTIALS), config.windowUs(), config.graceUs(),
+                progress.clocks(), finished);
+        partials.load();
+        inflight.load(finished::contains);
+        progress.carried(partials.carriedClocks());
+        progress.carried(inflight.carriedClocks());
         this.refusals = new Refusals(config, tokens, requests, ctx, partials);
         this.join = new RequestJoin(config, clock, inflight, finished, token, new RequestJoin.Outcomes() {
             @Override
@@ -145,10 +151,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     @Override
     public void process(Record<String, byte[]> record) {
+        final long writes = partials.writes();
         try {
             handle(record);
         } finally {
-            progress.save();
+            // an in-flight slot or a journal entry written for this record carries the clocks
+            progress.save(partials.writes() != writes || inflightStore.pending());
             writeBack();
         }
     }
@@ -238,10 +246,12 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         return s.request != null ? s.request : requests.deserialize(config.topics().requests(), s.requestBytes);
     }
 
-    /** Forwards the request's verdict and adds it to its windows' partial aggregates; the request leaves the store. */
+    /**
+     * Forwards the request's verdict and adds it to its windows' partial aggregates, whose journal
+     * entry holds its id among the finished ones; its slot is free.
+     */
     private void finish(String id, RequestState s, RequestEvent r) {
-        forget(id);
-        finished.add(id, Micros.of(r.getCompletionTimeUs()));
+        inflight.finish(id);
         final Verdicts.Outcome o = Verdicts.of(id, r, s, config.objectives(config.contracts().get(r.getContractId())),
                 config.selection().qualityFloor(), partition, progress.lastWatermark());
         Out.send(context, new Record<>(id, new Out.Verdict(o.verdict()), o.sample().completionUs() / 1_000));
@@ -294,11 +304,15 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      */
     private void heartbeat(long nowMs) {
         final long wm = clock.watermark(inflight.hold());
+        final boolean deleted;
         if (partials.size() <= LIVE_PARTIALS || nowMs - lastPartialFlushMs >= config.liveInterval().toMillis()) {
-            partials.flush(Long.MAX_VALUE, this::sendPartial);
+            deleted = partials.flush(Long.MAX_VALUE, this::sendPartial);
             lastPartialFlushMs = nowMs;
         } else {
-            partials.flush(wm, this::sendPartial);
+            deleted = partials.flush(wm, this::sendPartial);
+        }
+        if (deleted) {
+            progress.saveClocks(); // the deleted entries may have been the ones that carried the clocks
         }
         sendWatermark(wm);
     }

@@ -7,14 +7,18 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.serde.ByteSink;
 import dev.goodput.serde.Varint;
+import dev.goodput.streams.time.LogClock;
 
 /**
  * One request being assembled from its token events and its request event. Chunks are kept by
  * chunk index, so out-of-order arrivals sort themselves and a duplicated chunk is ignored.
  */
 final class RequestState {
-    /** What a free slot of the in-flight store holds ({@link InflightRequests}); written as no bytes. */
+    /** What a free slot of the in-flight store holds ({@link InflightRequests}). */
     static final RequestState FREE = new RequestState();
+    /** The first byte of a free slot's entry: a string length of -1, which no state starts with. */
+    private static final byte FREE_MARK = 1;
+    private static final long[] NO_CLOCKS = {LogClock.NONE, LogClock.NONE};
 
     /** The request's id (the store is keyed by slot, so the state carries it). */
     String id;
@@ -37,6 +41,16 @@ final class RequestState {
     int expectedChunks = -1;
     /** Changed since the last commit (saves a hash-set insert per token). */
     boolean dirty;
+    /** Written to its slot at least once, so the slot's stored entry is this request's (not stored). */
+    boolean stored;
+    /** A free slot's entry as read back (not {@link #FREE} itself, which is written). */
+    private boolean freeSlot;
+    /**
+     * The partition's log clocks (token, request) when the entry was written, as read back: every
+     * entry written carries them ({@link #codec}), so the record that writes a slot writes no clocks
+     * of its own ({@link AssemblerProgress}). Not kept in memory otherwise.
+     */
+    long[] carriedClocks = NO_CLOCKS;
     /** Log time of the latest token event (see {@link dev.goodput.streams.time.LogClock}). */
     long lastChunkLogUs = Long.MIN_VALUE;
     /** Log time of the request event (Long.MIN_VALUE before it arrives). */
@@ -116,6 +130,11 @@ final class RequestState {
         return index + 1 < seen.length && seen[index + 1] && arrivals[index + 1] < arrivalUs;
     }
 
+    /** A free slot's entry ({@link #FREE}, or one read back). */
+    boolean isFree() {
+        return this == FREE || freeSlot;
+    }
+
     boolean complete() {
         return requestBytes != null && seenCount >= expectedChunks;
     }
@@ -138,69 +157,97 @@ final class RequestState {
         return -1;
     }
 
-    static final LiveStore.Codec<RequestState> CODEC = new LiveStore.Codec<>() {
-        @Override
-        public void persisted(RequestState s) {
-            s.dirty = false;
-        }
+    /** The layout without clocks to carry (they are written as {@link LogClock#NONE}). */
+    static final LiveStore.Codec<RequestState> CODEC = codec(NO_CLOCKS);
 
-        @Override
-        public byte[] encode(RequestState s) {
-            if (s == FREE) {
-                return new byte[0];
+    /**
+     * The in-flight store's layout; each entry carries {@code clocks} (token, request log clocks) as
+     * they are when it is written: a free slot is {@link #FREE_MARK} then the clocks, a state its
+     * fields then the clocks.
+     */
+    static LiveStore.Codec<RequestState> codec(long[] clocks) {
+        return new LiveStore.Codec<>() {
+            @Override
+            public void persisted(RequestState s) {
+                if (s != FREE) {
+                    s.dirty = false;
+                    s.stored = true;
+                }
             }
-            s.logChunks();
-            final ByteSink out = new ByteSink(96 + (s.requestBytes == null ? 0 : s.requestBytes.length) + s.chunkLog.size());
-            Varint.writeString(out, s.id);
-            Varint.writeString(out, s.contractId);
-            Varint.writeString(out, s.scenarioId);
-            Varint.writeLong(out, 0); // was the last activity time: its slot stays, so stored state still reads
-            Varint.writeLong(out, s.duplicates);
-            Varint.writeLong(out, s.completionUs);
-            Varint.writeLong(out, s.expectedChunks);
-            Varint.writeLong(out, s.requestBytes == null ? -1 : s.requestBytes.length);
-            if (s.requestBytes != null) {
-                out.writeBytes(s.requestBytes);
-            }
-            Varint.writeLong(out, s.seenCount);
-            out.writeBytes(s.chunkLog);
-            // appended later: a state written by an older build simply lacks them
-            Varint.writeLong(out, s.lastChunkLogUs);
-            Varint.writeLong(out, s.requestLogUs);
-            return out.toByteArray();
-        }
 
-        @Override
-        public RequestState decode(byte[] bytes) {
-            if (bytes.length == 0) {
-                return FREE;
+            @Override
+            public byte[] encode(RequestState s) {
+                if (s == FREE) {
+                    final ByteSink out = new ByteSink(21);
+                    out.write(FREE_MARK);
+                    Varint.writeLong(out, clocks[0]);
+                    Varint.writeLong(out, clocks[1]);
+                    return out.toByteArray();
+                }
+                s.logChunks();
+                final ByteSink out = new ByteSink(96 + (s.requestBytes == null ? 0 : s.requestBytes.length) + s.chunkLog.size());
+                Varint.writeString(out, s.id);
+                Varint.writeString(out, s.contractId);
+                Varint.writeString(out, s.scenarioId);
+                Varint.writeLong(out, 0); // was the last activity time: its slot stays, so stored state still reads
+                Varint.writeLong(out, s.duplicates);
+                Varint.writeLong(out, s.completionUs);
+                Varint.writeLong(out, s.expectedChunks);
+                Varint.writeLong(out, s.requestBytes == null ? -1 : s.requestBytes.length);
+                if (s.requestBytes != null) {
+                    out.writeBytes(s.requestBytes);
+                }
+                Varint.writeLong(out, s.seenCount);
+                out.writeBytes(s.chunkLog);
+                // appended later: a state written by an older build simply lacks them
+                Varint.writeLong(out, s.lastChunkLogUs);
+                Varint.writeLong(out, s.requestLogUs);
+                Varint.writeLong(out, clocks[0]);
+                Varint.writeLong(out, clocks[1]);
+                return out.toByteArray();
             }
-            final ByteBuffer in = ByteBuffer.wrap(bytes);
-            final RequestState s = new RequestState();
-            s.id = Varint.readString(in);
-            s.contractId = Varint.readString(in);
-            s.scenarioId = Varint.readString(in);
-            Varint.readLong(in);
-            s.duplicates = (int) Varint.readLong(in);
-            s.completionUs = Varint.readLong(in);
-            s.expectedChunks = (int) Varint.readLong(in);
-            final int rb = (int) Varint.readLong(in);
-            if (rb >= 0) {
-                s.requestBytes = new byte[rb];
-                in.get(s.requestBytes);
+
+            @Override
+            public RequestState decode(byte[] bytes) {
+                if (bytes.length == 0) {
+                    return FREE; // written by a build whose free slots carried no clocks
+                }
+                final ByteBuffer in = ByteBuffer.wrap(bytes);
+                final RequestState s = new RequestState();
+                if (bytes[0] == FREE_MARK) {
+                    in.get();
+                    s.freeSlot = true;
+                    s.carriedClocks = new long[] {Varint.readLong(in), Varint.readLong(in)};
+                    return s;
+                }
+                s.id = Varint.readString(in);
+                s.contractId = Varint.readString(in);
+                s.scenarioId = Varint.readString(in);
+                Varint.readLong(in);
+                s.duplicates = (int) Varint.readLong(in);
+                s.completionUs = Varint.readLong(in);
+                s.expectedChunks = (int) Varint.readLong(in);
+                final int rb = (int) Varint.readLong(in);
+                if (rb >= 0) {
+                    s.requestBytes = new byte[rb];
+                    in.get(s.requestBytes);
+                }
+                final int n = (int) Varint.readLong(in);
+                long prev = 0;
+                for (int k = 0; k < n; k++) {
+                    final int idx = (int) Varint.readLong(in);
+                    prev += Varint.readLong(in);
+                    s.addChunk(idx, prev);
+                }
+                if (in.hasRemaining()) {
+                    s.lastChunkLogUs = Varint.readLong(in);
+                    s.requestLogUs = Varint.readLong(in);
+                }
+                if (in.hasRemaining()) {
+                    s.carriedClocks = new long[] {Varint.readLong(in), Varint.readLong(in)};
+                }
+                return s;
             }
-            final int n = (int) Varint.readLong(in);
-            long prev = 0;
-            for (int k = 0; k < n; k++) {
-                final int idx = (int) Varint.readLong(in);
-                prev += Varint.readLong(in);
-                s.addChunk(idx, prev);
-            }
-            if (in.hasRemaining()) {
-                s.lastChunkLogUs = Varint.readLong(in);
-                s.requestLogUs = Varint.readLong(in);
-            }
-            return s;
-        }
-    };
+        };
+    }
 }

@@ -28,10 +28,11 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
     /**
      * A finished request, and where its measurements go.
      *
+     * @param requestId   the request's id (the partial aggregates' journal holds it, {@link FinishedRequests})
      * @param gapsUs      ITL gaps (ok requests only)
      * @param gapTimesUs  event time of each gap's later chunk
      */
-    record Request(int upstream, long watermarkUs, String contractId, String scenarioId, long completionUs,
+    record Request(int upstream, long watermarkUs, String requestId, String contractId, String scenarioId, long completionUs,
                    WindowTotals.Outcome outcome, long[] gapsUs, long[] gapTimesUs) implements Sample {
     }
 

@@ -63,7 +63,7 @@ final class Verdicts {
         final long[][] kept = ok ? s.gaps() : new long[][] {new long[0], new long[0]};
         final WindowTotals.Outcome outcome = new WindowTotals.Outcome(STATUS[r.getStatus().ordinal()], r.getErrorClass(),
                 ttft, ttfat, e2e, tpot, r.getOutputTokens(), lateness, sloPass, qualityPass, good);
-        final Sample.Request sample = new Sample.Request(partition, watermark, r.getContractId(), r.getScenarioId(),
+        final Sample.Request sample = new Sample.Request(partition, watermark, id, r.getContractId(), r.getScenarioId(),
                 Micros.of(r.getCompletionTimeUs()), outcome, kept[0], kept[1]);
         return new Outcome(verdict, sample);
     }

@@ -2,6 +2,9 @@ package dev.goodput.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
@@ -22,7 +25,8 @@ class FinishedRequestsTest {
                 .withLoggingDisabled().build();
         inner.init(new MockProcessorContext<>().getStateStoreContext(), inner);
         final LiveStore<FinishedRequests.Bucket> buckets = store(inner);
-        final FinishedRequests f = new FinishedRequests(buckets);
+        final List<String> gone = new ArrayList<>();
+        final FinishedRequests f = new FinishedRequests(buckets, gone::add);
         f.add("a", 1_000_000);
         f.add("b", 1_050_000);
         f.add("c", 1_250_000);
@@ -32,7 +36,7 @@ class FinishedRequestsTest {
         assertThat(f.contains("a")).isTrue();
         assertThat(f.contains("x")).isFalse();
 
-        final FinishedRequests restored = new FinishedRequests(store(inner));
+        final FinishedRequests restored = new FinishedRequests(store(inner), id -> { });
         assertThat(restored.contains("a")).isTrue();
         assertThat(restored.contains("b")).isTrue();
         assertThat(restored.contains("c")).isTrue();
@@ -50,5 +54,6 @@ class FinishedRequestsTest {
         assertThat(f.contains("b")).isFalse();
         assertThat(f.contains("c")).isTrue();
         assertThat(f.size()).isEqualTo(1);
+        assertThat(gone).containsExactly("a", "b");
     }
 }

@@ -3,6 +3,7 @@ package dev.goodput.streams;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
+import java.util.Set;
 
 import dev.goodput.streams.time.LogClock;
 import org.apache.kafka.common.serialization.Serdes;
@@ -35,7 +36,7 @@ class InflightRequestsTest {
 
     private static InflightRequests over(KeyValueStore<String, byte[]> inner) {
         final InflightRequests r = new InflightRequests(new LiveStore<>(inner, RequestState.CODEC));
-        r.load();
+        r.load(id -> false);
         return r;
     }
 
@@ -44,7 +45,7 @@ class InflightRequestsTest {
         final KeyValueStore<String, byte[]> inner = store();
         final LiveStore<RequestState> live = new LiveStore<>(inner, RequestState.CODEC);
         final InflightRequests inflight = new InflightRequests(live);
-        inflight.load();
+        inflight.load(id -> false);
         for (int i = 0; i < 5; i++) {
             inflight.add("r" + i, state("c", 1_000 * i));
         }
@@ -106,5 +107,59 @@ class InflightRequestsTest {
         assertThat(inflight.get(id)).isSameAs(waiting);
         assertThat(inflight.get("r2")).isNull();
         assertThat(inflight.get(id)).isSameAs(waiting);
+    }
+
+    /**
+     * A finished request writes nothing: its slot keeps its last state, which a restart reads as free
+     * while the id is among the finished ones. The slot is written free when the id leaves them first.
+     */
+    @Test
+    void aFinishedRequestsSlotKeepsItsStateUntilTakenOrItsIdIsGone() {
+        final KeyValueStore<String, byte[]> inner = store();
+        final long[] clocks = {5_000, 6_000};
+        final LiveStore<RequestState> live = new LiveStore<>(inner, RequestState.codec(clocks));
+        final InflightRequests inflight = new InflightRequests(live);
+        inflight.load(id -> false);
+        inflight.add("r1", state("c", 1_000));
+        live.writeBack();
+        inflight.finish("r1");
+        assertThat(live.pending()).isFalse();
+        assertThat(inflight.size()).isZero();
+        assertThat(RequestState.CODEC.decode(inner.get("0")).id).isEqualTo("r1");
+        // without its id among the finished ones, a restart would take it for a request in flight
+        assertThat(over(inner).size()).isEqualTo(1);
+        final InflightRequests restarted = new InflightRequests(new LiveStore<>(inner, RequestState.CODEC));
+        restarted.load(Set.of("r1")::contains);
+        assertThat(restarted.size()).isZero();
+        assertThat(restarted.carriedClocks()).containsExactly(5_000, 6_000);
+
+        // the next request takes the slot: the id going later writes nothing
+        inflight.add("r2", state("c", 2_000));
+        live.writeBack();
+        inflight.finish("r2");
+        inflight.gone("r1");
+        assertThat(live.pending()).isFalse();
+        // r2's id goes while its state is still in the slot: the slot is written free, with the clocks of then
+        clocks[0] = 9_000;
+        inflight.gone("r2");
+        assertThat(live.pending()).isTrue();
+        live.writeBack();
+        assertThat(RequestState.CODEC.decode(inner.get("0")).isFree()).isTrue();
+        final InflightRequests after = new InflightRequests(new LiveStore<>(inner, RequestState.CODEC));
+        after.load(id -> false);
+        assertThat(after.size()).isZero();
+        assertThat(after.carriedClocks()).containsExactly(9_000, 6_000);
+
+        // started and finished within one record: its state is never written, the slot is written free
+        inflight.add("r3", state("c", 3_000));
+        inflight.add("r4", state("c", 3_000));
+        live.writeBack();
+        inflight.finish("r3");
+        inflight.add("r5", state("c", 4_000));
+        inflight.finish("r5");
+        live.writeBack();
+        assertThat(RequestState.CODEC.decode(inner.get("0")).isFree()).isTrue();
+        assertThat(over(inner).size()).isEqualTo(1);
+        assertThat(over(inner).get("r4")).isNotNull();
     }
 }

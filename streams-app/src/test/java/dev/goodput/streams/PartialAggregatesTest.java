@@ -8,6 +8,7 @@ import java.util.List;
 
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
+import dev.goodput.streams.time.LogClock;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -28,8 +29,19 @@ class PartialAggregatesTest {
         return s;
     }
 
+    private static FinishedRequests finished(KeyValueStore<String, byte[]> buckets, List<String> gone) {
+        final LiveStore<FinishedRequests.Bucket> live = new LiveStore<>(buckets, FinishedRequests.CODEC);
+        live.load();
+        return new FinishedRequests(live, gone::add);
+    }
+
+    private static PartialAggregates partials(KeyValueStore<String, byte[]> journal) {
+        return new PartialAggregates(journal, WINDOW, GRACE, new long[] {LogClock.NONE, LogClock.NONE},
+                finished(store(), new ArrayList<>()));
+    }
+
     private static Sample.Request ok(long completionUs, long ttftUs, long[] gaps, long[] gapTimes) {
-        return new Sample.Request(0, 0, C, "s1", completionUs, new WindowTotals.Outcome(WindowTotals.Status.OK, null,
+        return new Sample.Request(0, 0, "r" + completionUs, C, "s1", completionUs, new WindowTotals.Outcome(WindowTotals.Status.OK, null,
                 ttftUs, ttftUs, ttftUs + 900_000, 12_345.5, 20, 300, true, true, true), gaps, gapTimes);
     }
 
@@ -44,7 +56,7 @@ class PartialAggregatesTest {
         // a request whose gaps straddle two windows, a failed one, a refusal, and one in a later window
         p.add(ok(WINDOW + 200_000, 150_000, new long[] {40_000, 50_000, 60_000},
                 new long[] {WINDOW - 100_000, WINDOW + 10_000, WINDOW + 100_000}));
-        p.add(new Sample.Request(0, 0, C, "s1", WINDOW + 300_000, new WindowTotals.Outcome(WindowTotals.Status.ERROR,
+        p.add(new Sample.Request(0, 0, "failed", C, "s1", WINDOW + 300_000, new WindowTotals.Outcome(WindowTotals.Status.ERROR,
                 "http_500", Definitions.UNDEFINED, Definitions.UNDEFINED, 1_000, Double.NaN, 0, 10, false, false, false),
                 new long[0], new long[0]));
         p.refused(C, "s1", WINDOW + 400_000, "late");
@@ -54,14 +66,14 @@ class PartialAggregatesTest {
     @Test
     void aRestartAddsUpWhatWasNotSentYet() {
         final KeyValueStore<String, byte[]> journal = store();
-        final PartialAggregates live = new PartialAggregates(journal, WINDOW, GRACE);
+        final PartialAggregates live = partials(journal);
         live.load();
         fill(live);
         assertThat(live.size()).isEqualTo(3);
 
         final KeyValueStore<String, byte[]> copy = store();
         journal.all().forEachRemaining(kv -> copy.put(kv.key, kv.value));
-        final PartialAggregates restored = new PartialAggregates(copy, WINDOW, GRACE);
+        final PartialAggregates restored = partials(copy);
         restored.load();
         assertThat(sent(restored, Long.MAX_VALUE)).isEqualTo(sent(live, Long.MAX_VALUE)).hasSize(3);
     }
@@ -69,18 +81,18 @@ class PartialAggregatesTest {
     @Test
     void sendingAWindowDropsItsEntriesAndKeepsTheOthers() {
         final KeyValueStore<String, byte[]> journal = store();
-        final PartialAggregates p = new PartialAggregates(journal, WINDOW, GRACE);
+        final PartialAggregates p = partials(journal);
         p.load();
         fill(p);
         // a watermark past the first two windows' end plus the grace, not the fourth's
         assertThat(sent(p, 2 * WINDOW + GRACE)).hasSize(2);
-        final PartialAggregates restored = new PartialAggregates(journal, WINDOW, GRACE);
+        final PartialAggregates restored = partials(journal);
         restored.load();
         assertThat(restored.size()).isEqualTo(1);
         // more for a window already sent (new entries, new keys) and for one kept
         p.add(ok(WINDOW + 500_000, 70_000, new long[0], new long[0]));
         p.add(ok(3 * WINDOW + 2, 80_000, new long[0], new long[0]));
-        final PartialAggregates again = new PartialAggregates(journal, WINDOW, GRACE);
+        final PartialAggregates again = partials(journal);
         again.load();
         assertThat(sent(again, Long.MAX_VALUE)).isEqualTo(sent(p, Long.MAX_VALUE)).hasSize(2);
         assertThat(journal.approximateNumEntries()).isZero();
@@ -95,24 +107,75 @@ class PartialAggregatesTest {
     @Test
     void additionsShareEntriesAndARestartMidEntryGoesOnExactly() {
         final int n = 2 * PartialAggregates.BATCH + 3;
-        final PartialAggregates uninterrupted = new PartialAggregates(store(), WINDOW, GRACE);
+        final PartialAggregates uninterrupted = partials(store());
         uninterrupted.load();
         addRequests(uninterrupted, 0, n + 5);
 
         final KeyValueStore<String, byte[]> journal = store();
-        final PartialAggregates first = new PartialAggregates(journal, WINDOW, GRACE);
+        final PartialAggregates first = partials(journal);
         first.load();
         addRequests(first, 0, n);
         // one window: three entries, not one per addition
         assertThat(journal.approximateNumEntries()).isEqualTo(3);
-        final PartialAggregates restarted = new PartialAggregates(journal, WINDOW, GRACE);
+        final PartialAggregates restarted = partials(journal);
         restarted.load();
         addRequests(restarted, n, n + 5);
-        final PartialAggregates again = new PartialAggregates(journal, WINDOW, GRACE);
+        final PartialAggregates again = partials(journal);
         again.load();
         final List<String> expected = sent(uninterrupted, Long.MAX_VALUE);
         assertThat(expected).hasSize(1);
         assertThat(sent(again, Long.MAX_VALUE)).isEqualTo(expected);
         assertThat(sent(restarted, Long.MAX_VALUE)).isEqualTo(expected);
+    }
+
+    /**
+     * A finished request's id and the partition's log clocks ride in the entry its outcome is added
+     * to: nothing else is written for them until the window is sent, and a restart reads both back.
+     */
+    @Test
+    void finishedIdsAndTheClocksRideInTheEntriesUntilTheWindowIsSent() {
+        final KeyValueStore<String, byte[]> journal = store();
+        final KeyValueStore<String, byte[]> buckets = store();
+        final List<String> gone = new ArrayList<>();
+        final LiveStore<FinishedRequests.Bucket> bucketStore = new LiveStore<>(buckets, FinishedRequests.CODEC);
+        bucketStore.load();
+        final FinishedRequests finished = new FinishedRequests(bucketStore, gone::add);
+        final long[] clocks = {1_000_000, 2_000_000};
+        final PartialAggregates p = new PartialAggregates(journal, WINDOW, GRACE, clocks, finished);
+        p.load();
+        assertThat(p.writes()).isZero();
+        p.add(ok(WINDOW + 200_000, 150_000, new long[0], new long[0]));
+        assertThat(p.writes()).isOne();
+        clocks[0] = 7_000_000;
+        clocks[1] = 6_000_000;
+        p.add(ok(3 * WINDOW + 5, 90_000, new long[0], new long[0]));
+        assertThat(finished.contains("r" + (WINDOW + 200_000))).isTrue();
+        assertThat(finished.contains("r" + (3 * WINDOW + 5))).isTrue();
+        assertThat(buckets.approximateNumEntries()).isZero();
+
+        final KeyValueStore<String, byte[]> copy = store();
+        journal.all().forEachRemaining(kv -> copy.put(kv.key, kv.value));
+        final FinishedRequests restoredIds = finished(store(), new ArrayList<>());
+        final PartialAggregates restored = new PartialAggregates(copy, WINDOW, GRACE,
+                new long[] {LogClock.NONE, LogClock.NONE}, restoredIds);
+        restored.load();
+        assertThat(restored.carriedClocks()).containsExactly(7_000_000, 6_000_000);
+        assertThat(restoredIds.contains("r" + (WINDOW + 200_000))).isTrue();
+        assertThat(restoredIds.contains("r" + (3 * WINDOW + 5))).isTrue();
+        assertThat(restoredIds.contains("r1")).isFalse();
+
+        // the first window is sent: its id goes into its bucket; the second's stays in its entry
+        assertThat(p.flush(2 * WINDOW + GRACE, a -> { })).isTrue();
+        bucketStore.writeBack();
+        assertThat(buckets.approximateNumEntries()).isEqualTo(1);
+        assertThat(FinishedRequests.CODEC.decode(buckets.get(Long.toString((WINDOW + 200_000) / FinishedRequests.BUCKET_US))).ids)
+                .containsExactly("r" + (WINDOW + 200_000));
+        assertThat(p.flush(2 * WINDOW + GRACE, a -> { })).isFalse();
+        // released into a bucket that expired meanwhile: gone at once, and said so
+        finished.expire(4 * WINDOW);
+        assertThat(gone).containsExactly("r" + (WINDOW + 200_000));
+        assertThat(p.flush(Long.MAX_VALUE, a -> { })).isTrue();
+        assertThat(gone).containsExactly("r" + (WINDOW + 200_000), "r" + (3 * WINDOW + 5));
+        assertThat(finished.size()).isZero();
     }
 }
