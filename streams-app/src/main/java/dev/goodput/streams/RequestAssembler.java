@@ -75,6 +75,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private final Deserializer<TokenEvent> tokens;
     private final Deserializer<RequestEvent> requests;
     private final TokenInput token;
+    private final RequestReader requestReader;
     private ProcessorContext<String, Out> context;
     private InflightRequests inflight;
     private PartialAggregates partials;
@@ -102,6 +103,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         this.requests = requests;
         this.token = new TokenInput(new RunReader(registry), tokens, singles, config.topics().tokens(),
                 config.contracts().keySet(), config.selection().runId());
+        this.requestReader = new RequestReader(registry);
     }
 
     @Override
@@ -185,7 +187,8 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
         if (!isToken) {
             events.record(1);
-            final RequestEvent r = refusals.decode(record, requests, config.topics().requests());
+            final RequestEvent inPlace = requestReader.read(record.value());
+            final RequestEvent r = inPlace != null ? inPlace : refusals.decode(record, requests, config.topics().requests());
             if (r != null) {
                 join.request(record, r, currentLogUs);
             }
@@ -243,7 +246,11 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     /** The request event of a request in flight: as decoded when it came, or decoded from the store after a restart. */
     private RequestEvent requestOf(RequestState s) {
-        return s.request != null ? s.request : requests.deserialize(config.topics().requests(), s.requestBytes);
+        if (s.request != null) {
+            return s.request;
+        }
+        final RequestEvent inPlace = requestReader.read(s.requestBytes);
+        return inPlace != null ? inPlace : requests.deserialize(config.topics().requests(), s.requestBytes);
     }
 
     /**
