@@ -200,7 +200,9 @@ public final class Histograms {
         }
         final long max = h.getMaxValue();
         double total = 0;
-        for (long v = 0; v <= max; v = h.nextNonEquivalentValue(v)) {
+        // every bucket below the lowest value is empty and adds nothing: the walk starts at it (a
+        // latency's lowest value is thousands of buckets up, and the walk from 0 was most of the cost)
+        for (long v = h.lowestEquivalentValue(h.getMinValue()); v <= max; v = h.nextNonEquivalentValue(v)) {
             final long count = h.getCountAtValue(v);
             if (count != 0) {
                 total += h.medianEquivalentValue(v) * (double) count;
