@@ -137,11 +137,13 @@ final class PartialAggregates {
         Map<Long, List<Long>> elsewhere = null;
         final long[] here = new long[gaps.length];
         int inHere = 0;
+        final long end = start + windowUs;
         for (int i = 0; i < gaps.length; i++) {
-            final long gapStart = Definitions.windowStart(times[i], windowUs);
-            if (gapStart == start) {
+            // within the completion's window, as most gaps are, without a division per gap
+            if (times[i] >= start && times[i] < end) {
                 here[inHere++] = gaps[i];
             } else {
+                final long gapStart = Definitions.windowStart(times[i], windowUs);
                 if (elsewhere == null) {
                     elsewhere = new HashMap<>();
                 }
