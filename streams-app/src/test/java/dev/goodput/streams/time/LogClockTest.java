@@ -3,6 +3,8 @@ package dev.goodput.streams.time;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.Random;
+
 import org.junit.jupiter.api.Test;
 
 class LogClockTest {
@@ -21,6 +23,28 @@ class LogClockTest {
         assertThat(LogClock.late(100 * S, 115 * S, W, G)).isTrue();
         // an event before 1970 is judged by the same rule (floor division)
         assertThat(LogClock.windowEnd(-1, W)).isZero();
+    }
+
+    /** The clock remembers the window of the event before; every answer is still the definition's. */
+    @Test
+    void lateAnswersAsTheDefinitionWhateverTheOrderOfEvents() {
+        final long window = 10_000_000;
+        final long grace = 5_000_000;
+        final LogClock clock = new LogClock(window, grace, LogClock.NONE, LogClock.NONE);
+        final Random r = new Random(7);
+        long event = 1_700_000_000_000_000L;
+        for (int i = 0; i < 100_000; i++) {
+            // runs of events in one window, jumps across windows both ways, and window edges exactly
+            event += switch (r.nextInt(4)) {
+                case 0 -> r.nextInt(20_000);
+                case 1 -> -r.nextInt(3) * window;
+                case 2 -> window - Math.floorMod(event, window) - r.nextInt(2);
+                default -> (long) r.nextInt(3) * window + r.nextInt(20_000);
+            };
+            final long log = event + r.nextInt(4) * 5_000_000L - 5_000_000L + r.nextInt(3) - 1;
+            assertThat(clock.late(event, log)).as("event %d at log time %d", event, log)
+                    .isEqualTo(LogClock.late(event, log, window, grace));
+        }
     }
 
     @Test
