@@ -6,17 +6,14 @@ import java.util.Arrays;
 import java.util.Random;
 
 import dev.goodput.avro.RequestEvent;
-import dev.goodput.registry.InProcessSchemaRegistry;
-import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerializer;
 import dev.goodput.serde.WireFormat;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
 import org.apache.avro.SchemaNormalization;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A request event read in place equals what Avro's resolving reader decodes from the same bytes, for
@@ -25,29 +22,18 @@ import org.junit.jupiter.api.Test;
  */
 class RequestReaderTest {
     private static final String TOPIC = "llm.requests";
-    private static InProcessSchemaRegistry server;
-    private static SchemaRegistryClient registry;
-
-    @BeforeAll
-    static void start() {
-        server = InProcessSchemaRegistry.inMemory(0);
-        registry = new SchemaRegistryClient(server.url());
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final RegistryExtension REGISTRY = new RegistryExtension();
 
     @Test
     void readsWhatAvrosReaderReadsForEveryKindOfEvent() {
         assertThat(SchemaNormalization.parsingFingerprint64(RequestEvent.getClassSchema()))
                 .as("RequestReader reads the layout of fingerprint LAYOUT; the schema changed: update the reader and LAYOUT")
                 .isEqualTo(RequestReader.LAYOUT);
-        final RequestReader reader = new RequestReader(registry);
+        final RequestReader reader = new RequestReader(REGISTRY.client());
         assertThat(reader.inPlace()).isTrue();
-        final AvroSerializer<RequestEvent> writer = new AvroSerializer<>(registry, false);
-        final AvroDeserializer<RequestEvent> avro = new AvroDeserializer<>(registry, RequestEvent.class);
+        final AvroSerializer<RequestEvent> writer = new AvroSerializer<>(REGISTRY.client(), false);
+        final AvroDeserializer<RequestEvent> avro = new AvroDeserializer<>(REGISTRY.client(), RequestEvent.class);
         final Random random = new Random(11);
         for (int i = 0; i < 3_000; i++) {
             final byte[] bytes = writer.serialize(TOPIC, RandomRecords.fill(new RequestEvent(), random));
@@ -63,8 +49,8 @@ class RequestReaderTest {
 
     @Test
     void declinesWhatItCannotReadToTheLastByteAndOtherLayouts() {
-        final RequestReader reader = new RequestReader(registry);
-        final byte[] bytes = new AvroSerializer<RequestEvent>(registry, false)
+        final RequestReader reader = new RequestReader(REGISTRY.client());
+        final byte[] bytes = new AvroSerializer<RequestEvent>(REGISTRY.client(), false)
                 .serialize(TOPIC, RandomRecords.fill(new RequestEvent(), new Random(3)));
         assertThat(reader.read(bytes)).isNotNull();
         assertThat(reader.read(Arrays.copyOf(bytes, bytes.length - 1))).isNull();
@@ -74,7 +60,7 @@ class RequestReaderTest {
         // the same bytes under a writer schema of another layout
         final Schema other = SchemaBuilder.record("RequestEvent").namespace("dev.goodput.avro").fields()
                 .requiredString("contract_id").endRecord();
-        final int otherId = registry.register("other-value", other);
+        final int otherId = REGISTRY.client().register("other-value", other);
         final byte[] relabelled = bytes.clone();
         WireFormat.writeHeader(relabelled, otherId);
         assertThat(reader.read(relabelled)).isNull();

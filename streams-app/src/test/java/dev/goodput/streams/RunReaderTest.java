@@ -16,8 +16,6 @@ import dev.goodput.avro.TokenChunk;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.definitions.Micros;
 import dev.goodput.records.TokenRuns;
-import dev.goodput.registry.InProcessSchemaRegistry;
-import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerializer;
 import dev.goodput.serde.WireFormat;
@@ -28,9 +26,8 @@ import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificDatumWriter;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.streams.processor.api.Record;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A run read in place holds exactly what Avro's resolving reader decodes from the same bytes, for
@@ -39,23 +36,12 @@ import org.junit.jupiter.api.Test;
  */
 class RunReaderTest {
     private static final String TOPIC = "llm.tokens";
-    private static InProcessSchemaRegistry server;
-    private static SchemaRegistryClient registry;
-
-    @BeforeAll
-    static void start() {
-        server = InProcessSchemaRegistry.inMemory(0);
-        registry = new SchemaRegistryClient(server.url());
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final RegistryExtension REGISTRY = new RegistryExtension();
 
     private static TokenInput input() {
-        return new TokenInput(new RunReader(registry), new AvroDeserializer<>(registry, TokenEvent.class),
-                new AvroSerializer<>(registry, false), TOPIC, Set.of("c"), null);
+        return new TokenInput(new RunReader(REGISTRY.client()), new AvroDeserializer<>(REGISTRY.client(), TokenEvent.class),
+                new AvroSerializer<>(REGISTRY.client(), false), TOPIC, Set.of("c"), null);
     }
 
     private static TokenEvent randomRun(Random rnd) {
@@ -89,8 +75,8 @@ class RunReaderTest {
 
     @Test
     void readsInPlaceWhatTheResolvingReaderDecodes() {
-        final AvroSerializer<TokenEvent> writer = new AvroSerializer<>(registry, false);
-        final AvroDeserializer<TokenEvent> reader = new AvroDeserializer<>(registry, TokenEvent.class);
+        final AvroSerializer<TokenEvent> writer = new AvroSerializer<>(REGISTRY.client(), false);
+        final AvroDeserializer<TokenEvent> reader = new AvroDeserializer<>(REGISTRY.client(), TokenEvent.class);
         final Random rnd = new Random(20261205L);
         for (int k = 0; k < 500; k++) {
             final TokenEvent e = randomRun(rnd);
@@ -105,7 +91,7 @@ class RunReaderTest {
 
     @Test
     void declinesOtherWritersAndBytesItCannotReadToTheEnd() {
-        final AvroSerializer<TokenEvent> writer = new AvroSerializer<>(registry, false);
+        final AvroSerializer<TokenEvent> writer = new AvroSerializer<>(REGISTRY.client(), false);
         final byte[] good = writer.serialize(TOPIC, randomRun(new Random(7)));
         assertThat(input().read(record(good))).isTrue();
         // truncated anywhere, or with a byte more: not this reader's to judge
@@ -132,7 +118,7 @@ class RunReaderTest {
         base.getFields().forEach(f -> fields.add(new Schema.Field(f, f.schema())));
         fields.add(new Schema.Field("note", SchemaBuilder.unionOf().nullType().and().stringType().endUnion(), null,
                 Schema.Field.NULL_DEFAULT_VALUE));
-        final int other = registry.register(TOPIC + "-value", Schema.createRecord(base.getName(), null, base.getNamespace(),
+        final int other = REGISTRY.client().register(TOPIC + "-value", Schema.createRecord(base.getName(), null, base.getNamespace(),
                 false, fields));
         final byte[] otherWriter = good.clone();
         WireFormat.writeHeader(otherWriter, other);
@@ -141,8 +127,8 @@ class RunReaderTest {
 
     @Test
     void aRefusedChunkOfARunReadInPlaceGoesAloneWithItsOwnFields() {
-        final AvroSerializer<TokenEvent> writer = new AvroSerializer<>(registry, false);
-        final AvroDeserializer<TokenEvent> reader = new AvroDeserializer<>(registry, TokenEvent.class);
+        final AvroSerializer<TokenEvent> writer = new AvroSerializer<>(REGISTRY.client(), false);
+        final AvroDeserializer<TokenEvent> reader = new AvroDeserializer<>(REGISTRY.client(), TokenEvent.class);
         final TokenEvent e = randomRun(new Random(11));
         final TokenInput in = input();
         assertThat(in.read(record(writer.serialize(TOPIC, e)))).isTrue();

@@ -6,14 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.Random;
 
 import dev.goodput.avro.RequestVerdict;
-import dev.goodput.registry.InProcessSchemaRegistry;
-import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerializer;
 import org.apache.kafka.common.errors.SerializationException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A verdict written from its fields is, byte for byte, what Avro's specific writer makes of it. The
@@ -22,26 +19,15 @@ import org.junit.jupiter.api.Test;
  */
 class VerdictWriterTest {
     private static final String TOPIC = "llm.verdicts";
-    private static InProcessSchemaRegistry server;
-    private static SchemaRegistryClient registry;
-
-    @BeforeAll
-    static void start() {
-        server = InProcessSchemaRegistry.inMemory(0);
-        registry = new SchemaRegistryClient(server.url());
-    }
-
-    @AfterAll
-    static void stop() {
-        server.close();
-    }
+    @RegisterExtension
+    static final RegistryExtension REGISTRY = new RegistryExtension();
 
     @Test
     void writesWhatAvrosWriterWritesForEveryKindOfVerdict() {
-        final VerdictWriter fast = new VerdictWriter(registry);
+        final VerdictWriter fast = new VerdictWriter(REGISTRY.client());
         assertThat(fast.inPlace()).as("the writer is bound to this build's verdict schema; update it with the schema").isTrue();
-        final AvroSerializer<RequestVerdict> avro = new AvroSerializer<>(registry, false);
-        final AvroDeserializer<RequestVerdict> reader = new AvroDeserializer<>(registry, RequestVerdict.class);
+        final AvroSerializer<RequestVerdict> avro = new AvroSerializer<>(REGISTRY.client(), false);
+        final AvroDeserializer<RequestVerdict> reader = new AvroDeserializer<>(REGISTRY.client(), RequestVerdict.class);
         final Random random = new Random(5);
         for (int i = 0; i < 3_000; i++) {
             final RequestVerdict v = randomVerdict(random);
@@ -54,17 +40,17 @@ class VerdictWriterTest {
 
     @Test
     void anotherLayoutGoesThroughAvrosWriter() {
-        final VerdictWriter other = new VerdictWriter(registry, false);
+        final VerdictWriter other = new VerdictWriter(REGISTRY.client(), false);
         final RequestVerdict v = randomVerdict(new Random(1));
         assertThat(other.inPlace()).isFalse();
-        assertThat(other.serialize(TOPIC, v)).containsExactly(new AvroSerializer<RequestVerdict>(registry, false).serialize(TOPIC, v));
+        assertThat(other.serialize(TOPIC, v)).containsExactly(new AvroSerializer<RequestVerdict>(REGISTRY.client(), false).serialize(TOPIC, v));
     }
 
     @Test
     void aVerdictAvroRefusesIsRefusedByAvrosWriterByName() {
         final RequestVerdict v = randomVerdict(new Random(2));
         v.setContractId(null); // possible through the setters, not through the builder
-        assertThatThrownBy(() -> new VerdictWriter(registry).serialize(TOPIC, v))
+        assertThatThrownBy(() -> new VerdictWriter(REGISTRY.client()).serialize(TOPIC, v))
                 .isInstanceOf(SerializationException.class)
                 .hasMessageContaining("cannot encode a dev.goodput.avro.RequestVerdict for topic " + TOPIC);
     }
