@@ -308,30 +308,14 @@ final class DemoCommand implements Callable<Integer> {
                 StreamsApp.close(streams);
             }
             writeReport(out, props, registry, runId, targetVersion, dlqAtStart, matrix);
-            if (failedPart.get() != null) {
-                out.println("The " + failedPart.get() + (failedPart.get().startsWith("load generator") ? "."
-                        : ". If " + dataDir + " was written by an older Goodput, start clean with --fresh."));
-                out.flush();
-                return Main.EXIT_FAILED;
-            }
-            out.println("Stopped.");
-            out.flush();
-            if (outcome != null && outcome.exitCode(out) != 0) {
-                return Main.EXIT_FAILED;
-            }
-            if (!incomplete.isEmpty()) {
-                // a report short of measured requests is not a result, whatever else went well
-                out.println("FAILED: the report is incomplete: " + incomplete + ".");
-                out.flush();
-                return Main.EXIT_FAILED;
-            }
+            final RunOutcome ran = outcome;
+            return DemoExit.status(out, failedPart.get(), dataDir, () -> ran == null ? 0 : ran.exitCode(out), incomplete);
         } finally {
             if (duration != null) {
                 removeHook(hook);
             }
             finished.countDown();
         }
-        return 0;
     }
 
     /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */
