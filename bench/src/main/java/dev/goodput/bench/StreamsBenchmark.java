@@ -126,9 +126,14 @@ final class StreamsBenchmark {
         final double app = appRate(bootstrap, registryUrl, runs, reqs, produced[1] + requests, tokenEvents, rawRate,
                 "streams-app, runs:  ", "rate");
         final double after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "after");
+        // and the raw consumer once more, last, as the do-nothing app runs on both sides of the app: the
+        // machine's speed drifts by as much as a fifth within a run
+        final double rawAfter = BenchIo.consumeAll(bootstrap, tokens, tokenEvents)[1];
+        out.printf(Locale.ROOT, "raw consumer (after), per-chunk records: warm (third pass) %,.0f/s%n", rawAfter);
         out.printf(Locale.ROOT, "streams-app on runs / do-nothing app on per-chunk records (warm, token events/s): %.2f against"
-                + " the one before, %.2f against the one after (bar: 2); streams-app / raw consumer: %.1f%% (bar: 50%%)%n",
-                app / before, app / after, 100 * app / rawRate);
+                + " the one before, %.2f against the one after (bar: 2); streams-app / raw consumer: %.1f%% against the one"
+                + " before, %.1f%% against the one after (bar: 50%%)%n",
+                app / before, app / after, 100 * app / rawRate, 100 * app / rawAfter);
     }
 
     /**
