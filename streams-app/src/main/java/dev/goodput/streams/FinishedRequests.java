@@ -102,11 +102,16 @@ final class FinishedRequests {
             }
             return;
         }
-        add(id, completionUs);
+        bucket(id, completionUs); // a held id is in the set already
     }
 
     /** Keeps {@code id} in the bucket of {@code completionUs}. */
     void add(String id, long completionUs) {
+        bucket(id, completionUs);
+        ids.add(id);
+    }
+
+    private void bucket(String id, long completionUs) {
         final long index = Math.floorDiv(completionUs, BUCKET_US);
         final String key = Long.toString(index);
         final Bucket bucket = buckets.get(key);
@@ -119,7 +124,6 @@ final class FinishedRequests {
             bucket.add(id);
             buckets.touch(key);
         }
-        ids.add(id);
     }
 
     /** Drops the buckets that end at or before {@code beforeUs}. */
