@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -107,7 +110,20 @@ final class BenchIo {
      * A group's progress to the end of its input: over the whole run and over its warm part, with
      * what the app's threads used of the machine over the warm part.
      */
-    record Progress(double wholeRecords, double wholeSeconds, double warmRecords, double warmSeconds, String warmThreads) {
+    record Progress(double wholeRecords, double wholeSeconds, double warmRecords, double warmSeconds, String warmThreads,
+                    Instant warmFrom, Instant warmTo) {
+        private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT)
+                .withZone(ZoneOffset.UTC);
+
+        /**
+         * When the warm part began and ended by this machine's clock, as the bench saw the commits
+         * (within a commit interval and a 20 ms poll): what a profile of the app is cut to, so that its
+         * window is the one the rate was measured over.
+         */
+        String warmSpan() {
+            return CLOCK.format(warmFrom) + "-" + CLOCK.format(warmTo) + " UTC";
+        }
+
         double wholeRate() {
             return wholeRecords / wholeSeconds;
         }
@@ -140,6 +156,7 @@ final class BenchIo {
             long warmAt = 0;
             ThreadCpu.Snapshot warmCpu = null;
             ThreadCpu.Snapshot warmBroker = null;
+            Instant warmFrom = null;
             while (System.nanoTime() < deadline) {
                 final Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
                         .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
@@ -161,6 +178,7 @@ final class BenchIo {
                 if (done >= WARMUP_FRACTION * total && warmDone < 0) {
                     warmDone = done;
                     warmAt = now;
+                    warmFrom = Instant.now();
                     if (!caughtUp) {
                         warmCpu = ThreadCpu.take(appPid, group);
                         warmBroker = ThreadCpu.take(brokerPid, group);
@@ -170,7 +188,7 @@ final class BenchIo {
                     final String threads = ThreadCpu.describe(warmCpu, ThreadCpu.take(appPid, group))
                             + "; the broker " + ThreadCpu.describeTotal(warmBroker, ThreadCpu.take(brokerPid, group));
                     return new Progress(total - firstDone, (now - firstAt) / 1e9, total - warmDone, (now - warmAt) / 1e9,
-                            threads);
+                            threads, warmFrom, Instant.now());
                 }
                 Thread.sleep(20);
             }

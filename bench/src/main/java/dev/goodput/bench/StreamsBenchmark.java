@@ -152,7 +152,7 @@ final class StreamsBenchmark {
             out.printf(Locale.ROOT, "do-nothing app (%s), per-chunk records: Kafka Streams, same settings, a processor that does"
                     + " nothing: whole run %,.0f token events/s; warm %,.0f/s, %.1f%% of the raw consumer's warm rate%n", when,
                     run.wholeRate() * tokenShare, run.warmRate() * tokenShare, 100 * run.warmRate() * tokenShare / rawRate);
-            out.printf(Locale.ROOT, "                  CPU over the warm part: %s%n", run.warmThreads());
+            out.printf(Locale.ROOT, "                  CPU over the warm part (%s): %s%n", run.warmSpan(), run.warmThreads());
             return run.warmRate() * tokenShare;
         } finally {
             noop.close();
@@ -180,7 +180,8 @@ final class StreamsBenchmark {
             final long verdicts = BenchIo.countCommitted(bootstrap, tag + ".verdicts", requestEvents);
             out.printf(Locale.ROOT, "%s %,d verdicts committed for %,d requests%n", " ".repeat(label.length()),
                     verdicts, requestEvents);
-            out.printf(Locale.ROOT, "%s CPU over the warm part: %s%n", " ".repeat(label.length()), run.warmThreads());
+            out.printf(Locale.ROOT, "%s CPU over the warm part (%s): %s%n", " ".repeat(label.length()), run.warmSpan(),
+                    run.warmThreads());
             if (verdicts != requestEvents) {
                 throw new IllegalStateException("the " + label.trim() + " run committed " + verdicts + " verdicts for "
                         + requestEvents + " requests: its rate is not a result");
