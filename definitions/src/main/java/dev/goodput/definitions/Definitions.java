@@ -164,6 +164,14 @@ public final class Definitions {
         return windowSeconds <= 0 ? 0 : count / windowSeconds;
     }
 
+    /**
+     * Measured seconds of a run: from the end of its warm-up to its end; none when it ended within
+     * its warm-up (a run cut short), never negative.
+     */
+    public static double measuredSeconds(long warmupEndUs, long endedUs) {
+        return Math.max(0, endedUs - warmupEndUs) / 1e6;
+    }
+
     /** Good fraction: good requests over all requests (0 when there were none). */
     public static double goodFraction(long good, long total) {
         return total == 0 ? 0 : (double) good / total;

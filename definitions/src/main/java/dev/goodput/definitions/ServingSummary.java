@@ -56,7 +56,9 @@ public record ServingSummary(String title, long successful, long failed, long go
             out.add(row("P99 " + names[1] + " (ms):", ms(p.count(), p.p99())));
         });
         out.add(rule("Goodput", '-'));
-        out.add(row("Good requests (%):", fixed(100 * Definitions.goodFraction(good, successful + failed))));
+        // no measured request has no good share (the latencies above say n/a alike), where 0.00 would read as none good
+        out.add(row("Good requests (%):", successful + failed == 0 ? "n/a"
+                : fixed(100 * Definitions.goodFraction(good, successful + failed))));
         additions.forEach((label, value) -> out.add(row(label + ":", value)));
         out.add(String.valueOf('=').repeat(WIDTH));
         return out;

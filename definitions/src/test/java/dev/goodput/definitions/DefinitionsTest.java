@@ -87,6 +87,9 @@ class DefinitionsTest {
         assertThat(Definitions.perSecond(85, 0)).isZero();
         assertThat(Definitions.goodFraction(85, 100)).isEqualTo(0.85);
         assertThat(Definitions.goodFraction(0, 0)).isZero();
+        assertThat(Definitions.measuredSeconds(2_000_000, 17_500_000)).isEqualTo(15.5);
+        // stopped 0.73 s before its warm-up was to end: nothing measured, not minus 0.73 s
+        assertThat(Definitions.measuredSeconds(2_000_000, 1_270_000)).isZero();
         assertThat(Definitions.tokensPerGpuSecond(7_700, 10, 1)).isEqualTo(770.0);
         assertThat(Definitions.tokensPerGpuSecond(7_700, 10, 8)).isEqualTo(96.25);
     }

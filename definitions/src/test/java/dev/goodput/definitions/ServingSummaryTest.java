@@ -62,6 +62,15 @@ class ServingSummaryTest {
         assertThat(lines).contains("Mean TTFT (ms):                          n/a", "Request throughput (req/s):              0.00");
     }
 
+    @Test
+    void noMeasuredRequestHasNoGoodShare() {
+        // a scenario stopped within its warm-up: nothing measured, which is not "none good"
+        assertThat(stripped(new ServingSummary("Serving Benchmark Result", 0, 0, 0, 0, 0, 0, Map.of(), Map.of()).lines()))
+                .contains("Good requests (%):                       n/a");
+        assertThat(stripped(new ServingSummary("Serving Benchmark Result", 0, 3, 0, 0, 0, 0, Map.of(), Map.of()).lines()))
+                .contains("Good requests (%):                       0.00");
+    }
+
     /**
      * Against vLLM's own output (a fixture copied from a published {@code vllm bench serve} run):
      * every rule line is vLLM's byte for byte, every label Goodput shares with vLLM is vLLM's, in

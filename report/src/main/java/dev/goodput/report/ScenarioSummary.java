@@ -72,7 +72,7 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
         double seconds = 0;
         boolean saturated = false;
         for (RunSummary r : runs) {
-            seconds += (Micros.of(r.getEndedUs()) - Micros.of(r.getWarmupEndUs())) / 1e6;
+            seconds += Definitions.measuredSeconds(Micros.of(r.getWarmupEndUs()), Micros.of(r.getEndedUs()));
             saturated |= r.getGeneratorSaturated();
         }
         long requests = 0, ok = 0, errors = 0, timeouts = 0, abandoned = 0, slo = 0, quality = 0, good = 0, tokOk = 0, tokGood = 0;

@@ -304,13 +304,15 @@ public final class LoadRun {
         final Histogram late = stats.lateness();
         final long p99 = late.getValueAtPercentile(99);
         final Histogram ttft = stats.ttft();
+        final long endedUs = clock.nowMicros();
         return RunSummary.newBuilder()
                 .setContractId(s.identity().contractId()).setRunId(s.identity().runId())
                 .setScenarioId(s.scenarioId()).setGeneratorId(s.generatorId()).setTargetId(s.identity().targetId())
                 .setArrival(s.scenario().closedLoop() ? "closed_loop" : s.arrival())
                 .setRateRps(s.trace() != null ? s.trace().meanRateRps() : s.scenario().rateRps()).setConcurrency(s.scenario().concurrency())
-                .setStartedUs(Micros.toInstant(startUs)).setWarmupEndUs(Micros.toInstant(warmupEndUs))
-                .setEndedUs(Micros.toInstant(clock.nowMicros()))
+                // a run stopped within its warm-up: the warm-up ended with it, and nothing was measured
+                .setStartedUs(Micros.toInstant(startUs)).setWarmupEndUs(Micros.toInstant(Math.min(warmupEndUs, endedUs)))
+                .setEndedUs(Micros.toInstant(endedUs))
                 .setRequests(stats.requests()).setWarmupRequests(stats.warmup.sum())
                 .setRequestsOk(stats.count(RequestStatus.OK)).setRequestsError(stats.count(RequestStatus.ERROR))
                 .setRequestsTimeout(stats.count(RequestStatus.TIMEOUT))
@@ -332,7 +334,7 @@ public final class LoadRun {
      * measured requests; good requests by the run's objectives and the contract's quality floor.
      */
     public ServingSummary servingSummary(RunSummary summary) {
-        final double seconds = (Micros.of(summary.getEndedUs()) - Micros.of(summary.getWarmupEndUs())) / 1e6;
+        final double seconds = Definitions.measuredSeconds(Micros.of(summary.getWarmupEndUs()), Micros.of(summary.getEndedUs()));
         final long ok = stats.measuredOk.sum();
         final long all = ok + stats.measuredFailed.sum();
         final Map<String, String> additions = new LinkedHashMap<>();
