@@ -3,9 +3,11 @@ package dev.goodput.report.peers;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
@@ -66,6 +68,13 @@ record Exchange(RequestEvent event, long[] arrivalsUs, int[] chunkTokens, Conven
                     chunks.tokens(r.getRequestId()), ok ? Conventions.measure(tool, RequestTimes.of(r), arrivals) : null));
         }
         out.values().forEach(l -> l.sort(Comparator.comparingLong(Exchange::actualSendUs)));
+        return out;
+    }
+
+    /** The run's scenarios without a measured (not warm-up) request: those {@link #byScenario} gives no exchange. */
+    static Set<String> unmeasured(RunRecords run) {
+        final Set<String> out = new LinkedHashSet<>(run.scenarioIds());
+        run.requests().stream().filter(r -> !r.getWarmup()).forEach(r -> out.remove(r.getScenarioId()));
         return out;
     }
 

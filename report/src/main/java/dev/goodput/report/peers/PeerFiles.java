@@ -21,6 +21,7 @@ import dev.goodput.report.Report;
 public final class PeerFiles {
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final String GUIDELLM = "peers/guidellm/benchmarks.json";
 
     private PeerFiles() {
     }
@@ -33,36 +34,58 @@ public final class PeerFiles {
         final Map<String, List<Exchange>> vllm = Exchange.byScenario(r.run(), Conventions.Tool.VLLM);
         final Map<String, List<Exchange>> aiperf = Exchange.byScenario(r.run(), Conventions.Tool.AIPERF);
         final String command = r.provenance().commands().values().stream().findFirst().orElse("goodput");
+        final Map<String, String> skipped = skipped(r);
         for (String id : r.run().scenarioIds()) {
             final RunSummary s = scenarios.get(id);
             final String name = fileName(id);
             final String endpoint = endpoint(vllm.get(id));
             files.put("peers/vllm/" + name + ".json", JSON.writeValueAsBytes(VllmResult.of(r.run().runId(), s, r.contract(), endpoint,
                     vllm.get(id))));
+            if (skipped.containsKey(aiperfFiles(name).get(0))) {
+                continue;
+            }
             final AiperfExport.Files a = AiperfExport.of(r.run().runId(), s, r.contract(), s.getTargetId(), endpoint, command, aiperf.get(id));
-            files.put("peers/aiperf/" + name + "/profile_export_aiperf.json", JSON.writeValueAsBytes(a.json()));
-            files.put("peers/aiperf/" + name + "/profile_export_aiperf.csv", utf8(a.csv()));
-            files.put("peers/aiperf/" + name + "/profile_export.jsonl", utf8(a.jsonl()));
+            files.put(aiperfFiles(name).get(0), JSON.writeValueAsBytes(a.json()));
+            files.put(aiperfFiles(name).get(1), utf8(a.csv()));
+            files.put(aiperfFiles(name).get(2), utf8(a.jsonl()));
         }
         final List<RunSummary> ordered = r.run().scenarioIds().stream().map(scenarios::get).toList();
-        if (!skipped(r).isEmpty()) {
+        if (skipped.containsKey(GUIDELLM)) {
             return files;
         }
-        files.put("peers/guidellm/benchmarks.json", JSON.writeValueAsBytes(GuidellmReport.of(r.run().runId(), ordered, aiperf, r.contract(),
+        files.put(GUIDELLM, JSON.writeValueAsBytes(GuidellmReport.of(r.run().runId(), ordered, aiperf, r.contract(),
                 ordered.isEmpty() ? null : ordered.get(0).getTargetId(), ordered.isEmpty() ? "chat" : endpoint(vllm.get(ordered.get(0).getScenarioId())),
                 r.provenance().goodputVersion())));
         return files;
     }
 
     /**
-     * The peers' files left out of this bundle, with why: GuideLLM's benchmarks state a load strategy
+     * The peers' files left out of this bundle, with why. GuideLLM's benchmarks state a load strategy
      * (a rate or a concurrency), which traffic nobody scheduled (observed through spans) does not have.
+     * AIPerf's export is of measured requests (its configured request count is at least 1, and its
+     * records file holds one line per request): a scenario that measured none (stopped within its
+     * warm-up) has no AIPerf files; its vLLM file says 0 completed, as vLLM's would.
      */
     public static Map<String, String> skipped(Report r) {
+        final Map<String, String> out = new LinkedHashMap<>();
         final boolean unscheduled = r.run().runs().stream()
                 .anyMatch(s -> (s.getRateRps() == null || s.getRateRps() <= 0) && s.getConcurrency() == null);
-        return unscheduled ? Map.of("peers/guidellm/benchmarks.json", "GuideLLM's benchmarks state a load strategy (a rate or a"
-                + " concurrency); a scenario of this run had none (traffic observed, not scheduled)") : Map.of();
+        if (unscheduled) {
+            out.put(GUIDELLM, "GuideLLM's benchmarks state a load strategy (a rate or a"
+                    + " concurrency); a scenario of this run had none (traffic observed, not scheduled)");
+        }
+        for (String id : Exchange.unmeasured(r.run())) {
+            final String why = "AIPerf's export is of measured requests (its request_count is at least 1); scenario " + id
+                    + " has no measured request (as when its run stopped within the warm-up)";
+            aiperfFiles(fileName(id)).forEach(f -> out.put(f, why));
+        }
+        return out;
+    }
+
+    /** A scenario's AIPerf files: the JSON, the CSV and the per-request records. */
+    private static List<String> aiperfFiles(String name) {
+        final String dir = "peers/aiperf/" + name + "/";
+        return List.of(dir + "profile_export_aiperf.json", dir + "profile_export_aiperf.csv", dir + "profile_export.jsonl");
     }
 
     private static byte[] utf8(String s) {

@@ -43,6 +43,11 @@ class PeerFilesTest {
      * chunk at +100/+200/+300 ms, then chunks 10/20/30 ms apart, and one HTTP 500.
      */
     static Report report() {
+        return report(false);
+    }
+
+    /** As {@link #report()}; with {@code unmeasured}, also scenario "w", stopped within its warm-up (one warm-up request). */
+    static Report report(boolean unmeasured) {
         final List<RequestEvent> requests = new ArrayList<>();
         final List<TokenEvent> tokens = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -70,7 +75,13 @@ class PeerFilesTest {
                 .setWarmup(false).build());
         final RunSummary run = RunSummary.newBuilder(SampleRecords.runSummary()).setScenarioId("s").setRateRps(1.0).setConcurrency(null)
                 .setArrival("poisson").setStartedUs(T0.minusSeconds(1)).setWarmupEndUs(T0).setEndedUs(T0.plusSeconds(3)).build();
-        final RunRecords records = RunRecords.select("run-1", null, List.of(run), requests, List.of(), List.of(), List.of(), List.of())
+        final List<RunSummary> runs = new ArrayList<>(List.of(run));
+        if (unmeasured) {
+            runs.add(RunSummary.newBuilder(run).setScenarioId("w").setStartedUs(T0.plusSeconds(4)).setWarmupEndUs(T0.plusMillis(4500))
+                    .setEndedUs(T0.plusMillis(4500)).setStoppedEarly(true).build());
+            requests.add(RequestEvent.newBuilder(requests.get(0)).setScenarioId("w").setRequestId("w0").setWarmup(true).build());
+        }
+        final RunRecords records = RunRecords.select("run-1", null, runs, requests, List.of(), List.of(), List.of(), List.of())
                 .withTokens(tokens);
         final Contract contract = ContractLoader.load(Path.of("../config/contract.yaml"));
         return Report.of(records, contract, "contract", Provenance.here(null, null, Map.of("demo", "goodput demo --duration 40"), List.of()));
@@ -299,6 +310,25 @@ class PeerFilesTest {
         // seconds in the file, microseconds in the summary
         assertThat(ip.summary().get("total").get("latency").get("ttft").get("p99_us").asDouble()).isCloseTo(547125.9459998191, within(1e-3));
         assertThat(ip.summary().get("total").get("latency").get("itl").get("p99_us").asDouble()).isCloseTo(149451.7601601501, within(1e-3));
+    }
+
+    @Test
+    void aScenarioWithNoMeasuredRequestHasNoAiperfFilesAndTheManifestSaysWhy() throws IOException {
+        final Report r = report(true);
+        final Map<String, byte[]> files = PeerFiles.of(r);
+        final Map<String, String> skipped = PeerFiles.skipped(r);
+        // AIPerf's own model refuses an export of no request (request_count >= 1): none is written, each one named
+        assertThat(skipped).containsOnlyKeys("peers/aiperf/w/profile_export_aiperf.json", "peers/aiperf/w/profile_export_aiperf.csv",
+                "peers/aiperf/w/profile_export.jsonl");
+        assertThat(skipped.values()).allMatch(why -> why.contains("scenario w has no measured request"));
+        assertThat(files).doesNotContainKeys(skipped.keySet().toArray(String[]::new));
+        // the measured scenario keeps its AIPerf files, every scenario its vLLM file, the run its GuideLLM file
+        assertThat(files).containsKeys("peers/aiperf/s/profile_export_aiperf.json", "peers/vllm/s.json", "peers/vllm/w.json",
+                "peers/guidellm/benchmarks.json");
+        assertThat(JSON.readTree(files.get("peers/vllm/w.json")).get("completed").asInt()).isZero();
+        final JsonNode w = JSON.readTree(files.get("peers/guidellm/benchmarks.json")).get("benchmarks").get(1);
+        assertThat(w.get("duration").asDouble()).isZero();
+        assertThat(PeerFiles.skipped(report())).isEmpty();
     }
 
     @Test
