@@ -87,7 +87,7 @@ final class HtmlPage {
         h.append("<h1>Goodput report: ").append(html(run.runId()))
                 .append(run.replayId() == null ? "" : " (replay " + html(run.replayId()) + ")").append("</h1>\n");
         h.append("<p class=\"lead\" id=\"headline\">Goodput <b data-k=\"goodput_rps\">").append(num(t.goodputRps()))
-                .append("</b> good requests/s (<span data-k=\"good_fraction\">").append(pct(t.goodFraction()))
+                .append("</b> good requests/s (<span data-k=\"good_fraction\">").append(t.requests() == 0 ? "n/a" : pct(t.goodFraction()))
                 .append("</span> of <span data-k=\"requests\">").append(t.requests()).append("</span> requests met every objective and the quality floor); ")
                 .append("cost per successful 1M output tokens <b data-k=\"cost\">").append(usd(t.costPerSuccessfulM()))
                 .append("</b>; contract <code>").append(html(r.contract().id().substring(0, 12))).append("</code>.</p>\n");
@@ -141,7 +141,7 @@ final class HtmlPage {
             cell(h, "errors", s.errors());
             cell(h, "timeouts", s.timeouts());
             cell(h, "good", s.good());
-            cell(h, "good_fraction", pct(s.goodFraction()));
+            cell(h, "good_fraction", s.requests() == 0 ? "n/a" : pct(s.goodFraction())); // no request: no share, not 0 %
             cell(h, "goodput_rps", num(s.goodputRps()));
             cell(h, "request_rps", num(Definitions.perSecond(s.ok(), s.measuredSeconds())));
             cell(h, "tokens_per_s", num(s.tokensPerS()));
@@ -254,7 +254,7 @@ final class HtmlPage {
             h.append("<tr data-scenario=\"").append(html(s.scenarioId())).append("\"><td>").append(html(s.scenarioId())).append("</td>");
             cell(h, "ok", s.ok());
             cell(h, "quality_pass", s.qualityPass());
-            cell(h, "quality_fraction", pct(Definitions.goodFraction(s.qualityPass(), s.ok())));
+            cell(h, "quality_fraction", s.ok() == 0 ? "n/a" : pct(Definitions.goodFraction(s.qualityPass(), s.ok())));
             h.append("</tr>\n");
         }
         h.append("</tbody></table>\n");

@@ -329,6 +329,13 @@ class PeerFilesTest {
         final JsonNode w = JSON.readTree(files.get("peers/guidellm/benchmarks.json")).get("benchmarks").get(1);
         assertThat(w.get("duration").asDouble()).isZero();
         assertThat(PeerFiles.skipped(report())).isEmpty();
+        // the bundle: its manifest names the files left out, and its page gives the scenario no good share, not 0 %
+        final Path dir = Files.createTempDirectory("bundle");
+        final String page = Files.readString(dev.goodput.report.Bundle.write(dir, r));
+        assertThat(JSON.readTree(dir.resolve("manifest.json").toFile()).get("peer_files_skipped").size()).isEqualTo(3);
+        assertThat(dir.resolve("peers/aiperf/w")).doesNotExist();
+        assertThat(page).containsPattern("<tr data-scenario=\"w\">.*<td data-k=\"good_fraction\">n/a</td>")
+                .containsPattern("<tr data-scenario=\"w\">.*<td data-k=\"quality_fraction\">n/a</td>");
     }
 
     @Test
