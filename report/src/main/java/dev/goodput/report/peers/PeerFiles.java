@@ -41,13 +41,14 @@ public final class PeerFiles {
             final String endpoint = endpoint(vllm.get(id));
             files.put("peers/vllm/" + name + ".json", JSON.writeValueAsBytes(VllmResult.of(r.run().runId(), s, r.contract(), endpoint,
                     vllm.get(id))));
-            if (skipped.containsKey(aiperfFiles(name).get(0))) {
+            final List<String> aiperfPaths = aiperfFiles(name);
+            if (skipped.containsKey(aiperfPaths.get(0))) {
                 continue;
             }
             final AiperfExport.Files a = AiperfExport.of(r.run().runId(), s, r.contract(), s.getTargetId(), endpoint, command, aiperf.get(id));
-            files.put(aiperfFiles(name).get(0), JSON.writeValueAsBytes(a.json()));
-            files.put(aiperfFiles(name).get(1), utf8(a.csv()));
-            files.put(aiperfFiles(name).get(2), utf8(a.jsonl()));
+            files.put(aiperfPaths.get(0), JSON.writeValueAsBytes(a.json()));
+            files.put(aiperfPaths.get(1), utf8(a.csv()));
+            files.put(aiperfPaths.get(2), utf8(a.jsonl()));
         }
         final List<RunSummary> ordered = r.run().scenarioIds().stream().map(scenarios::get).toList();
         if (skipped.containsKey(GUIDELLM)) {

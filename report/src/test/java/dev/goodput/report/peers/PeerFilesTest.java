@@ -25,6 +25,7 @@ import dev.goodput.avro.TokenCountSource;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
+import dev.goodput.report.Bundle;
 import dev.goodput.report.Provenance;
 import dev.goodput.report.Report;
 import dev.goodput.report.RunRecords;
@@ -331,7 +332,7 @@ class PeerFilesTest {
         assertThat(PeerFiles.skipped(report())).isEmpty();
         // the bundle: its manifest names the files left out, and its page gives the scenario no good share, not 0 %
         final Path dir = Files.createTempDirectory("bundle");
-        final String page = Files.readString(dev.goodput.report.Bundle.write(dir, r));
+        final String page = Files.readString(Bundle.write(dir, r));
         assertThat(JSON.readTree(dir.resolve("manifest.json").toFile()).get("peer_files_skipped").size()).isEqualTo(3);
         assertThat(dir.resolve("peers/aiperf/w")).doesNotExist();
         assertThat(page).containsPattern("<tr data-scenario=\"w\">.*<td data-k=\"good_fraction\">n/a</td>")
