@@ -2,6 +2,8 @@ package dev.goodput.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestEvent;
@@ -77,9 +80,22 @@ final class StreamsBenchmark {
         this.runUs = runMs * 1_000;
     }
 
-    /** A fixed heap: one that grows would size the young generation differently from run to run. */
+    /**
+     * A fixed heap (one that grows would size the young generation differently from run to run), and
+     * this JVM's own {@code -XX:} flags (its collector first of all): the raw consumer runs in this
+     * JVM, so all three readers run alike.
+     */
     private static List<String> heap(String size) {
-        return List.of("-Xms" + size, "-Xmx" + size);
+        final List<String> flags = new ArrayList<>(List.of("-Xms" + size, "-Xmx" + size));
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(flags::add);
+        return flags;
+    }
+
+    /** The collectors this JVM runs, by the names the JVM gives them ("G1 Young Generation", "PS Scavenge"). */
+    private static String collectors() {
+        return ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName)
+                .collect(Collectors.joining(", "));
     }
 
     void run() throws Exception {
@@ -113,7 +129,8 @@ final class StreamsBenchmark {
                 produced[1], (double) tokenEvents / produced[1], runUs / 1_000, runs);
         out.printf(Locale.ROOT, "rates in token events (chunks) per second: whole run (from the first records or commit) and"
                 + " warm (the part after the first %.0f%%, once the JIT has compiled the hot paths; a second pass for the raw"
-                + " consumer); both apps with -Xms%s -Xmx%s%n", 100 * BenchIo.WARMUP_FRACTION, rateHeap, rateHeap);
+                + " consumer); both apps with -Xms%s -Xmx%s; all three under %s%n", 100 * BenchIo.WARMUP_FRACTION, rateHeap,
+                rateHeap, collectors());
         // raw consumer, per-chunk records, two passes in one JVM: the first warms the JIT, the second is the warm rate
         final double[] cold = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final double[] warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
