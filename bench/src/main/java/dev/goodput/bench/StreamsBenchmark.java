@@ -85,7 +85,7 @@ final class StreamsBenchmark {
      * this JVM's own {@code -XX:} flags (its collector first of all): the raw consumer runs in this
      * JVM, so all three readers run alike.
      */
-    private static List<String> heap(String size) {
+    static List<String> heap(String size) {
         final List<String> flags = new ArrayList<>(List.of("-Xms" + size, "-Xmx" + size));
         ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(flags::add);
@@ -93,7 +93,7 @@ final class StreamsBenchmark {
     }
 
     /** The collectors this JVM runs, by the names the JVM gives them ("G1 Young Generation", "PS Scavenge"). */
-    private static String collectors() {
+    static String collectors() {
         return ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName)
                 .collect(Collectors.joining(", "));
     }

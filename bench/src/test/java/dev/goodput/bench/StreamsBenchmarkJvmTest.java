@@ -1,0 +1,35 @@
+package dev.goodput.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+
+import org.junit.jupiter.api.Test;
+
+/** bench-streams compares three readers: the raw consumer in its own JVM, and two apps in child JVMs. */
+class StreamsBenchmarkJvmTest {
+
+    /** The child: names its collectors, then waits for its input to close. */
+    public static final class NamesItsCollectors {
+        public static void main(String[] args) throws IOException {
+            System.out.println("collectors=" + StreamsBenchmark.collectors());
+            System.out.flush();
+            while (System.in.read() >= 0) {
+                // until the parent closes our input
+            }
+        }
+    }
+
+    /**
+     * The apps run under the collector of the JVM the raw consumer runs in. This fork runs under the
+     * serial collector (the parent pom's test flags); a child given only a heap would pick G1 on these
+     * machines, so the test fails if the flags stop reaching the children.
+     */
+    @Test
+    void bothAppsRunUnderTheCollectorOfTheRawConsumersJvm() throws IOException {
+        try (ChildJvm child = ChildJvm.start(StreamsBenchmark.heap("64m"), NamesItsCollectors.class.getName(), "collectors=")) {
+            assertThat(child.value()).isEqualTo(StreamsBenchmark.collectors());
+        }
+        assertThat(StreamsBenchmark.heap("64m")).startsWith("-Xms64m", "-Xmx64m").noneMatch(f -> f.contains("FlightRecording"));
+    }
+}
