@@ -3,6 +3,7 @@ package dev.goodput.bench;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,15 @@ public final class ChildJvm implements AutoCloseable {
         this.process = process;
         this.value = value;
         this.log = log;
+    }
+
+    /**
+     * This JVM's own {@code -XX:} flags (its collector, its JIT), for a child that is to run alike; a
+     * flight recording stays this JVM's.
+     */
+    static List<String> inheritedFlags() {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).toList();
     }
 
     /** Starts {@code mainClass} and waits for its line starting with {@code readyPrefix}. */

@@ -3,7 +3,6 @@ package dev.goodput.bench;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -210,8 +209,7 @@ public final class ProducerBenchmark {
     /** Child JVMs run with this JVM's collector and tuning flags, so both sides are measured alike. */
     static List<String> childFlags() {
         final List<String> flags = new ArrayList<>(List.of("-Xmx1g"));
-        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(flags::add);
+        flags.addAll(ChildJvm.inheritedFlags());
         return flags;
     }
 }

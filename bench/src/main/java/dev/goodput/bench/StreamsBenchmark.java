@@ -85,10 +85,9 @@ final class StreamsBenchmark {
      * this JVM's own {@code -XX:} flags (its collector first of all): the raw consumer runs in this
      * JVM, so all three readers run alike.
      */
-    static List<String> heap(String size) {
-        final List<String> flags = new ArrayList<>(List.of("-Xms" + size, "-Xmx" + size));
-        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(a -> a.startsWith("-XX:") && !a.contains("FlightRecording")).forEach(flags::add);
+    static List<String> childFlags(String heap) {
+        final List<String> flags = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap));
+        flags.addAll(ChildJvm.inheritedFlags());
         return flags;
     }
 
@@ -161,7 +160,7 @@ final class StreamsBenchmark {
             throws Exception {
         final String group = "bench-noop-" + when;
         final Path state = Files.createTempDirectory("goodput-noop-state");
-        final ChildJvm noop = ChildJvm.start(heap(rateHeap), NoopStreamsMain.class.getName(), "noop-streams ",
+        final ChildJvm noop = ChildJvm.start(childFlags(rateHeap), NoopStreamsMain.class.getName(), "noop-streams ",
                 bootstrap, state.toString(), group, tokens, reqs).removingOnClose(state);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
@@ -180,7 +179,7 @@ final class StreamsBenchmark {
     private double appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
                            double rawRate, String label, String tag, String... extraArgs) throws Exception {
         final String group = "bench-" + tag;
-        final ChildJvm app = startApp(heap(rateHeap), bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
+        final ChildJvm app = startApp(childFlags(rateHeap), bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
                     app.pid(), brokerPid);
@@ -217,7 +216,7 @@ final class StreamsBenchmark {
         final long start = System.nanoTime();
         produce(bootstrap, client, null, tokens, reqs, t0, heapRequests, 2, 2000.0);
         out.printf(Locale.ROOT, "produced %,d requests (2 chunks each) in %.1f s%n", heapRequests, (System.nanoTime() - start) / 1e9);
-        final ChildJvm app = startApp(heap("512m"), bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
+        final ChildJvm app = startApp(childFlags("512m"), bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
         try {
             final long s0 = System.nanoTime();
             BenchIo.awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40), app.pid(), brokerPid);
@@ -236,7 +235,7 @@ final class StreamsBenchmark {
         final String reqs = "live.requests";
         final String stats = "live.window-stats";
         createTopics(bootstrap, List.of(tokens), reqs, 2);
-        final ChildJvm app = startApp(heap("512m"), bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
+        final ChildJvm app = startApp(childFlags("512m"), bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
         final List<Long> delays = new ArrayList<>();
         try (KafkaConsumer<String, WindowStats> c = BenchIo.reader(bootstrap, client, stats)) {
             Thread.sleep(3000);

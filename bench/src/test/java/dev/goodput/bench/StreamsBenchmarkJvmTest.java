@@ -27,9 +27,9 @@ class StreamsBenchmarkJvmTest {
      */
     @Test
     void bothAppsRunUnderTheCollectorOfTheRawConsumersJvm() throws IOException {
-        try (ChildJvm child = ChildJvm.start(StreamsBenchmark.heap("64m"), NamesItsCollectors.class.getName(), "collectors=")) {
+        try (ChildJvm child = ChildJvm.start(StreamsBenchmark.childFlags("64m"), NamesItsCollectors.class.getName(), "collectors=")) {
             assertThat(child.value()).isEqualTo(StreamsBenchmark.collectors());
         }
-        assertThat(StreamsBenchmark.heap("64m")).startsWith("-Xms64m", "-Xmx64m").noneMatch(f -> f.contains("FlightRecording"));
+        assertThat(StreamsBenchmark.childFlags("64m")).startsWith("-Xms64m", "-Xmx64m").noneMatch(f -> f.contains("FlightRecording"));
     }
 }
