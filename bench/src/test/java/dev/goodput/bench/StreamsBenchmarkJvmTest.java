@@ -1,8 +1,10 @@
 package dev.goodput.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 
 import org.junit.jupiter.api.Test;
 
@@ -27,9 +29,14 @@ class StreamsBenchmarkJvmTest {
      */
     @Test
     void bothAppsRunUnderTheCollectorOfTheRawConsumersJvm() throws IOException {
-        try (ChildJvm child = ChildJvm.start(StreamsBenchmark.childFlags("64m"), NamesItsCollectors.class.getName(), "collectors=")) {
+        // without a collector of its own choosing (a run outside Maven), the child would pick the same
+        // default as this JVM and the comparison would prove nothing
+        assumeThat(ManagementFactory.getRuntimeMXBean().getInputArguments()).as("this JVM's collector flag")
+                .anyMatch(f -> f.matches("-XX:\\+Use\\w+GC"));
+        try (ChildJvm child = ChildJvm.start(StreamsBenchmark.childFlags("64m"), NamesItsCollectors.class.getName(),
+                "collectors=")) {
             assertThat(child.value()).isEqualTo(StreamsBenchmark.collectors());
         }
-        assertThat(StreamsBenchmark.childFlags("64m")).startsWith("-Xms64m", "-Xmx64m").noneMatch(f -> f.contains("FlightRecording"));
+        assertThat(StreamsBenchmark.childFlags("64m")).startsWith("-Xms64m", "-Xmx64m");
     }
 }
