@@ -74,8 +74,9 @@ final class BenchIo {
 
     /**
      * Reads the topic from its start to {@code expected} records with a new consumer; returns the
-     * records and the rate from the first non-empty poll to the last record (the first poll's
-     * records are not counted in the rate).
+     * records, the rate from the first non-empty poll to the last record (the first poll's records
+     * are not counted in the rate), and over that span the share of the time the reading thread was
+     * on a core and the share it was runnable but waiting for one (NaN where the kernel keeps no schedstat).
      */
     static double[] consumeAll(String bootstrap, String topic, long expected) {
         final Properties p = new Properties();
@@ -90,17 +91,33 @@ final class BenchIo {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             c.subscribe(List.of(topic));
             final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            long[] firstSched = null;
             while (n < expected && System.nanoTime() < deadline) {
                 final int got = c.poll(Duration.ofMillis(100)).count();
                 if (got > 0 && firstAt == 0) {
                     firstAt = System.nanoTime();
+                    firstSched = ThreadCpu.self();
                     first = got;
                 }
                 n += got;
                 lastAt = System.nanoTime();
             }
+            // read once the loop is done (microseconds after its last poll), not per poll, which would slow it
+            final long[] lastSched = ThreadCpu.self();
+            final double span = lastAt - firstAt;
+            final boolean sched = firstSched != null && lastSched != null && span > 0;
+            return new double[] {n, (n - first) / (span / 1e9), sched ? (lastSched[0] - firstSched[0]) / span : Double.NaN,
+                sched ? (lastSched[1] - firstSched[1]) / span : Double.NaN};
         }
-        return new double[] {n, (n - first) / ((lastAt - firstAt) / 1e9)};
+    }
+
+    /**
+     * What a {@link #consumeAll} pass's thread had of the machine, for its line: " (its thread on a
+     * core 0.93 of the time, waiting for one 0.04)", or nothing where the kernel keeps no schedstat.
+     */
+    static String onCore(double[] pass) {
+        return Double.isNaN(pass[2]) ? "" : String.format(Locale.ROOT, " (its thread on a core %.2f of the time, waiting for"
+                + " one %.2f)", pass[2], pass[3]);
     }
 
     /** The share of a consumer group's input counted as warm-up: the warm rate is over the rest. */

@@ -135,21 +135,23 @@ final class StreamsBenchmark {
         final double[] warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final double rawRate = warm[1];
         out.printf(Locale.ROOT, "raw consumer, per-chunk records:  %,d token events; whole run (first pass) %,.0f/s; warm"
-                + " (second pass) %,.0f/s%n", (long) warm[0], cold[1], rawRate);
+                + " (second pass) %,.0f/s%s%n", (long) warm[0], cold[1], rawRate, BenchIo.onCore(warm));
         // the do-nothing app runs before and after the streams-app, so a machine that changes speed during
         // the run shows as two different baselines
         final double before = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "before");
         // and the raw consumer right before and right after the streams-app, against which its 50 % bar is
         // read: this machine's speed moves by up to twice within a run, and each of these passes is seconds
         // from the app, where the do-nothing app's forty would stand between
-        final double rawBefore = BenchIo.consumeAll(bootstrap, tokens, tokenEvents)[1];
-        out.printf(Locale.ROOT, "raw consumer (right before the streams-app), per-chunk records: warm (third pass) %,.0f/s%n",
-                rawBefore);
+        final double[] before3 = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
+        final double rawBefore = before3[1];
+        out.printf(Locale.ROOT, "raw consumer (right before the streams-app), per-chunk records: warm (third pass) %,.0f/s%s%n",
+                rawBefore, BenchIo.onCore(before3));
         final double app = appRate(bootstrap, registryUrl, runs, reqs, produced[1] + requests, tokenEvents, rawBefore,
                 "streams-app, runs:  ", "rate");
-        final double rawAfter = BenchIo.consumeAll(bootstrap, tokens, tokenEvents)[1];
-        out.printf(Locale.ROOT, "raw consumer (right after the streams-app), per-chunk records: warm (fourth pass) %,.0f/s%n",
-                rawAfter);
+        final double[] after4 = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
+        final double rawAfter = after4[1];
+        out.printf(Locale.ROOT, "raw consumer (right after the streams-app), per-chunk records: warm (fourth pass) %,.0f/s%s%n",
+                rawAfter, BenchIo.onCore(after4));
         final double after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawAfter, "after");
         out.printf(Locale.ROOT, "streams-app on runs / do-nothing app on per-chunk records (warm, token events/s): %.2f against"
                 + " the one before, %.2f against the one after (bar: 2); streams-app / raw consumer: %.1f%% against the pass"

@@ -14,7 +14,10 @@ import java.util.TreeMap;
 /**
  * CPU time of a child JVM's threads by kind, read from Linux's {@code /proc/<pid>/task/<tid>/stat}
  * without disturbing the JVM. Two snapshots give the cores each kind used between them: whether an
- * app's stream thread had its core, and whether its JIT was still compiling. The kernel keeps the
+ * app's stream thread had its core, and whether its JIT was still compiling. The scheduler's own
+ * account ({@code schedstat}: time on a core, time runnable but waiting for one) tells the two
+ * reasons a thread is off its core apart: waiting for a core (the machine is short of them) or
+ * having nothing to run (blocked on the broker, asleep). The kernel keeps the
  * first 15 bytes of a thread's name; Kafka Streams names its threads after the client id, which
  * starts with the application id, so those are recognised by that prefix (the stream thread, and
  * the state updater, idle in these runs).
@@ -31,8 +34,14 @@ final class ThreadCpu {
     /** USER_HZ, the unit of the stat file's times: 100 on every Linux this runs on. */
     private static final double TICKS_PER_SECOND = 100;
 
-    /** Seconds of CPU per thread kind at one instant. */
-    record Snapshot(long atNanos, Map<String, Double> cpuSeconds) {
+    /**
+     * Seconds of CPU per thread kind at one instant, and seconds each kind spent runnable but waiting
+     * for a core (empty where the kernel keeps no {@code schedstat}).
+     */
+    record Snapshot(long atNanos, Map<String, Double> cpuSeconds, Map<String, Double> waitSeconds) {
+        Snapshot(long atNanos, Map<String, Double> cpuSeconds) {
+            this(atNanos, cpuSeconds, Map.of());
+        }
     }
 
     private ThreadCpu() {
@@ -63,14 +72,41 @@ final class ThreadCpu {
         return Map.entry(stat.substring(open + 1, close), Long.parseLong(rest[11]) + Long.parseLong(rest[12]));
     }
 
+    /**
+     * A {@code schedstat} line: nanoseconds on a core, nanoseconds runnable but waiting for one
+     * (and the number of times it ran, not kept).
+     */
+    static long[] parseSchedstat(String line) {
+        final String[] f = line.trim().split(" ");
+        return new long[] {Long.parseLong(f[0]), Long.parseLong(f[1])};
+    }
+
+    /** The calling thread's {@link #parseSchedstat} numbers; null where the kernel keeps none. */
+    static long[] self() {
+        try {
+            return parseSchedstat(Files.readString(Path.of("/proc/thread-self/schedstat"), StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     /** A snapshot of the JVM {@code pid}; null where /proc cannot give one (then nothing is reported). */
     static Snapshot take(long pid, String applicationId) {
         final Map<String, Double> seconds = new TreeMap<>();
+        final Map<String, Double> waits = new TreeMap<>();
+        boolean waited = true;
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : tasks) {
                 try {
                     final Map.Entry<String, Long> t = parseStat(Files.readString(task.resolve("stat"), StandardCharsets.UTF_8));
-                    seconds.merge(kind(t.getKey(), applicationId), t.getValue() / TICKS_PER_SECOND, Double::sum);
+                    final String kind = kind(t.getKey(), applicationId);
+                    seconds.merge(kind, t.getValue() / TICKS_PER_SECOND, Double::sum);
+                    final Path sched = task.resolve("schedstat");
+                    if (waited && Files.exists(sched)) {
+                        waits.merge(kind, parseSchedstat(Files.readString(sched, StandardCharsets.UTF_8))[1] / 1e9, Double::sum);
+                    } else {
+                        waited = false;
+                    }
                 } catch (IOException ended) {
                     // a thread that ended between the listing and the read
                 }
@@ -78,7 +114,7 @@ final class ThreadCpu {
         } catch (IOException | RuntimeException e) {
             return null;
         }
-        return seconds.isEmpty() ? null : new Snapshot(System.nanoTime(), seconds);
+        return seconds.isEmpty() ? null : new Snapshot(System.nanoTime(), seconds, waited ? waits : Map.of());
     }
 
     /** Cores each kind used between two snapshots, in a fixed order. */
@@ -100,7 +136,11 @@ final class ThreadCpu {
         return String.format(Locale.ROOT, "%.2f cores", total);
     }
 
-    /** "stream threads 0.85, JIT compilers 0.04, GC 0.07, other 0.05 cores", or "not measured". */
+    /**
+     * "stream threads 0.85, JIT compilers 0.04, GC 0.07, other 0.05 cores; the stream threads waited
+     * for a core 0.12 of the time", or "not measured" (the last clause only where the kernel keeps
+     * schedstat).
+     */
     static String describe(Snapshot from, Snapshot to) {
         if (from == null || to == null || to.atNanos() <= from.atNanos()) {
             return "not measured";
@@ -108,6 +148,12 @@ final class ThreadCpu {
         final StringBuilder b = new StringBuilder();
         cores(from, to).forEach((k, v) -> b.append(b.length() == 0 ? "" : ", ").append(k)
                 .append(String.format(Locale.ROOT, " %.2f", v)));
-        return b.append(" cores").toString();
+        b.append(" cores");
+        if (!from.waitSeconds().isEmpty() && !to.waitSeconds().isEmpty()) {
+            final double seconds = (to.atNanos() - from.atNanos()) / 1e9;
+            b.append(String.format(Locale.ROOT, "; the stream threads waited for a core %.2f of the time",
+                    (to.waitSeconds().getOrDefault(STREAM, 0.0) - from.waitSeconds().getOrDefault(STREAM, 0.0)) / seconds));
+        }
+        return b.toString();
     }
 }

@@ -52,6 +52,24 @@ class ThreadCpuTest {
     }
 
     @Test
+    void aSchedstatLineGivesTimeOnACoreThenTimeWaitingForOne() {
+        assertThat(ThreadCpu.parseSchedstat("3773069 602711 3\n")).containsExactly(3773069L, 602711L);
+    }
+
+    @Test
+    void theStreamThreadsWaitIsItsRunnableTimeOffACoreOverTheTimeBetweenSnapshots() {
+        final ThreadCpu.Snapshot a = new ThreadCpu.Snapshot(0, Map.of(ThreadCpu.STREAM, 1.0),
+                Map.of(ThreadCpu.STREAM, 0.5, ThreadCpu.JIT, 0.2));
+        final ThreadCpu.Snapshot b = new ThreadCpu.Snapshot(2_000_000_000L, Map.of(ThreadCpu.STREAM, 2.2),
+                Map.of(ThreadCpu.STREAM, 0.92, ThreadCpu.JIT, 0.9));
+        assertThat(ThreadCpu.describe(a, b)).isEqualTo("stream threads 0.60, JIT compilers 0.00, GC 0.00, other 0.00 cores;"
+                + " the stream threads waited for a core 0.21 of the time");
+        // a snapshot without schedstat says nothing of waiting
+        assertThat(ThreadCpu.describe(new ThreadCpu.Snapshot(0, Map.of(ThreadCpu.STREAM, 1.0)), b))
+                .isEqualTo("stream threads 0.60, JIT compilers 0.00, GC 0.00, other 0.00 cores");
+    }
+
+    @Test
     void aLiveThreadsCpuIsReadFromProc() throws Exception {
         final CountDownLatch spun = new CountDownLatch(1);
         final CountDownLatch release = new CountDownLatch(1);
@@ -79,6 +97,13 @@ class ThreadCpuTest {
             assertThat(s).isNotNull();
             assertThat(s.cpuSeconds().get(ThreadCpu.STREAM)).isGreaterThanOrEqualTo(0.03);
             assertThat(s.cpuSeconds()).containsKey(ThreadCpu.JIT);
+            if (Files.exists(Path.of("/proc/thread-self/schedstat"))) {
+                // every thread has a wait (zero or more) once the kernel keeps schedstat, the spinning one among them
+                assertThat(s.waitSeconds()).containsKey(ThreadCpu.STREAM);
+                final long[] self = ThreadCpu.self();
+                assertThat(self).isNotNull();
+                assertThat(self[0]).as("this thread's time on a core, ns").isPositive();
+            }
         } finally {
             release.countDown();
             t.join();
