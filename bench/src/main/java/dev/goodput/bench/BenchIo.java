@@ -112,6 +112,14 @@ final class BenchIo {
     }
 
     /**
+     * A rate per second on a core: {@code rate} over the cores its reading thread had (its share of the
+     * time on one); NaN where those were not measured.
+     */
+    static double perCore(double rate, double cores) {
+        return cores > 0 ? rate / cores : Double.NaN;
+    }
+
+    /**
      * What a {@link #consumeAll} pass's thread had of the machine, for its line: " (its thread on a
      * core 0.93 of the time, waiting for one 0.04)", or nothing where the kernel keeps no schedstat.
      */
@@ -128,7 +136,7 @@ final class BenchIo {
      * what the app's threads used of the machine over the warm part.
      */
     record Progress(double wholeRecords, double wholeSeconds, double warmRecords, double warmSeconds, String warmThreads,
-                    Instant warmFrom, Instant warmTo) {
+                    double warmStreamCores, Instant warmFrom, Instant warmTo) {
         private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT)
                 .withZone(ZoneOffset.UTC);
 
@@ -202,10 +210,11 @@ final class BenchIo {
                     }
                 }
                 if (caughtUp) {
-                    final String threads = ThreadCpu.describe(warmCpu, ThreadCpu.take(appPid, group))
+                    final ThreadCpu.Snapshot appEnd = ThreadCpu.take(appPid, group);
+                    final String threads = ThreadCpu.describe(warmCpu, appEnd)
                             + "; the broker " + ThreadCpu.describeTotal(warmBroker, ThreadCpu.take(brokerPid, group));
                     return new Progress(total - firstDone, (now - firstAt) / 1e9, total - warmDone, (now - warmAt) / 1e9,
-                            threads, warmFrom, Instant.now());
+                            threads, ThreadCpu.streamCores(warmCpu, appEnd), warmFrom, Instant.now());
                 }
                 Thread.sleep(20);
             }

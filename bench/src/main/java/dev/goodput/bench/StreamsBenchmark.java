@@ -138,7 +138,7 @@ final class StreamsBenchmark {
                 + " (second pass) %,.0f/s%s%n", (long) warm[0], cold[1], rawRate, BenchIo.onCore(warm));
         // the do-nothing app runs before and after the streams-app, so a machine that changes speed during
         // the run shows as two different baselines
-        final double before = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "before");
+        final double[] before = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "before");
         // and the raw consumer right before and right after the streams-app, against which its 50 % bar is
         // read: this machine's speed moves by up to twice within a run, and each of these passes is seconds
         // from the app, where the do-nothing app's forty would stand between
@@ -146,24 +146,34 @@ final class StreamsBenchmark {
         final double rawBefore = before3[1];
         out.printf(Locale.ROOT, "raw consumer (right before the streams-app), per-chunk records: warm (third pass) %,.0f/s%s%n",
                 rawBefore, BenchIo.onCore(before3));
-        final double app = appRate(bootstrap, registryUrl, runs, reqs, produced[1] + requests, tokenEvents, rawBefore,
+        final double[] app = appRate(bootstrap, registryUrl, runs, reqs, produced[1] + requests, tokenEvents, rawBefore,
                 "streams-app, runs:  ", "rate");
         final double[] after4 = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final double rawAfter = after4[1];
         out.printf(Locale.ROOT, "raw consumer (right after the streams-app), per-chunk records: warm (fourth pass) %,.0f/s%s%n",
                 rawAfter, BenchIo.onCore(after4));
-        final double after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawAfter, "after");
+        final double[] after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawAfter, "after");
         out.printf(Locale.ROOT, "streams-app on runs / do-nothing app on per-chunk records (warm, token events/s): %.2f against"
                 + " the one before, %.2f against the one after (bar: 2); streams-app / raw consumer: %.1f%% against the pass"
                 + " right before, %.1f%% against the pass right after (bar: 50%%)%n",
-                app / before, app / after, 100 * app / rawBefore, 100 * app / rawAfter);
+                app[0] / before[0], app[0] / after[0], 100 * app[0] / rawBefore, 100 * app[0] / rawAfter);
+        // the same per second on a core (each reader's thread's own), where the bars are per second of the
+        // clock: what the software does with a core, apart from how much of one the machine gave it
+        final double rawBeforeCore = BenchIo.perCore(rawBefore, before3[2]);
+        final double rawAfterCore = BenchIo.perCore(rawAfter, after4[2]);
+        if (!Double.isNaN(app[1] + before[1] + after[1] + rawBeforeCore + rawAfterCore)) {
+            out.printf(Locale.ROOT, "per second on a core (not the bars): streams-app %,.0f token events, do-nothing app %,.0f /"
+                    + " %,.0f, raw consumer %,.0f / %,.0f: %.2f / %.2f x the do-nothing app, %.1f%% / %.1f%% of the raw consumer%n",
+                    app[1], before[1], after[1], rawBeforeCore, rawAfterCore, app[1] / before[1], app[1] / after[1],
+                    100 * app[1] / rawBeforeCore, 100 * app[1] / rawAfterCore);
+        }
     }
 
     /**
      * The ceiling of one Kafka Streams record per chunk: Kafka Streams with the same settings and a
      * processor that does nothing, on the per-chunk records; its warm rate in token events per second.
      */
-    private double baseline(String bootstrap, String tokens, String reqs, double tokenShare, double rawRate, String when)
+    private double[] baseline(String bootstrap, String tokens, String reqs, double tokenShare, double rawRate, String when)
             throws Exception {
         final String group = "bench-noop-" + when;
         final Path state = Files.createTempDirectory("goodput-noop-state");
@@ -176,14 +186,14 @@ final class StreamsBenchmark {
                     + " nothing: whole run %,.0f token events/s; warm %,.0f/s, %.1f%% of the raw consumer's warm rate%n", when,
                     run.wholeRate() * tokenShare, run.warmRate() * tokenShare, 100 * run.warmRate() * tokenShare / rawRate);
             out.printf(Locale.ROOT, "                  CPU over the warm part (%s): %s%n", run.warmSpan(), run.warmThreads());
-            return run.warmRate() * tokenShare;
+            return new double[] {run.warmRate() * tokenShare, BenchIo.perCore(run.warmRate() * tokenShare, run.warmStreamCores())};
         } finally {
             noop.close();
         }
     }
 
-    /** Runs the streams-app over the topics; its warm token-record rate. */
-    private double appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
+    /** Runs the streams-app over the topics; its warm token-event rate, per second and per second on a core. */
+    private double[] appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
                            double rawRate, String label, String tag, String... extraArgs) throws Exception {
         final String group = "bench-" + tag;
         final ChildJvm app = startApp(childFlags(rateHeap), bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
@@ -209,7 +219,7 @@ final class StreamsBenchmark {
                 throw new IllegalStateException("the " + label.trim() + " run committed " + verdicts + " verdicts for "
                         + requestEvents + " requests: its rate is not a result");
             }
-            return run.warmRate() * perRecord;
+            return new double[] {run.warmRate() * perRecord, BenchIo.perCore(run.warmRate() * perRecord, run.warmStreamCores())};
         } finally {
             app.close();
         }

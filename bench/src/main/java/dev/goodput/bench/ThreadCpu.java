@@ -127,6 +127,14 @@ final class ThreadCpu {
         return cores;
     }
 
+    /** Cores the stream threads used between two snapshots; NaN where either is missing. */
+    static double streamCores(Snapshot from, Snapshot to) {
+        if (from == null || to == null || to.atNanos() <= from.atNanos()) {
+            return Double.NaN;
+        }
+        return cores(from, to).get(STREAM);
+    }
+
     /** Cores all threads used between two snapshots: "0.62 cores", or "not measured". */
     static String describeTotal(Snapshot from, Snapshot to) {
         if (from == null || to == null || to.atNanos() <= from.atNanos()) {

@@ -48,6 +48,8 @@ class ThreadCpuTest {
         assertThat(ThreadCpu.describe(a, b)).isEqualTo("stream threads 0.85, JIT compilers 0.05, GC 0.05, other 0.00 cores");
         assertThat(ThreadCpu.describe(null, b)).isEqualTo("not measured");
         assertThat(ThreadCpu.describeTotal(a, b)).isEqualTo("0.95 cores");
+        assertThat(ThreadCpu.streamCores(a, b)).isCloseTo(0.85, within(1e-9));
+        assertThat(ThreadCpu.streamCores(null, b)).isNaN();
         assertThat(ThreadCpu.describeTotal(a, null)).isEqualTo("not measured");
     }
 
