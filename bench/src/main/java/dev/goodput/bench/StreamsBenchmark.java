@@ -171,7 +171,8 @@ final class StreamsBenchmark {
 
     /**
      * The ceiling of one Kafka Streams record per chunk: Kafka Streams with the same settings and a
-     * processor that does nothing, on the per-chunk records; its warm rate in token events per second.
+     * processor that does nothing, on the per-chunk records; its warm rate in token events per second,
+     * and the same per second on a core of its stream thread (NaN where not measured).
      */
     private double[] baseline(String bootstrap, String tokens, String reqs, double tokenShare, double rawRate, String when)
             throws Exception {
@@ -192,7 +193,7 @@ final class StreamsBenchmark {
         }
     }
 
-    /** Runs the streams-app over the topics; its warm token-event rate, per second and per second on a core. */
+    /** Runs the streams-app over the topics; its warm token-event rate, per second and per second on a core (or NaN). */
     private double[] appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
                            double rawRate, String label, String tag, String... extraArgs) throws Exception {
         final String group = "bench-" + tag;
