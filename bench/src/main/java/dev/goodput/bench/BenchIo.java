@@ -73,12 +73,27 @@ final class BenchIo {
     }
 
     /**
-     * Reads the topic from its start to {@code expected} records with a new consumer; returns the
-     * records, the rate from the first non-empty poll to the last record (the first poll's records
-     * are not counted in the rate), and over that span the share of the time the reading thread was
-     * on a core and the share it was runnable but waiting for one (NaN where the kernel keeps no schedstat).
+     * A raw consumer's pass over a topic: the records it read, its rate from the first non-empty poll
+     * to the last record (the first poll's records are not counted in the rate), and over that span
+     * the share of the time its thread was on a core and the share it was runnable but waiting for
+     * one (NaN where the kernel keeps no schedstat).
      */
-    static double[] consumeAll(String bootstrap, String topic, long expected) {
+    record Pass(double records, double rate, double onCore, double waiting) {
+
+        /** The rate per second on a core of its thread; NaN where that was not measured. */
+        double ratePerCore() {
+            return perCore(rate, onCore);
+        }
+
+        /** For its line: " (its thread on a core 0.93 of the time, waiting for one 0.04)", or nothing. */
+        String coreShare() {
+            return Double.isNaN(onCore) ? "" : String.format(Locale.ROOT, " (its thread on a core %.2f of the time, waiting"
+                    + " for one %.2f)", onCore, waiting);
+        }
+    }
+
+    /** Reads the topic from its start to {@code expected} records with a new consumer. */
+    static Pass consumeAll(String bootstrap, String topic, long expected) {
         final Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "raw-" + System.nanoTime());
@@ -106,8 +121,8 @@ final class BenchIo {
             final long[] lastSched = ThreadCpu.self();
             final double span = lastAt - firstAt;
             final boolean sched = firstSched != null && lastSched != null && span > 0;
-            return new double[] {n, (n - first) / (span / 1e9), sched ? (lastSched[0] - firstSched[0]) / span : Double.NaN,
-                sched ? (lastSched[1] - firstSched[1]) / span : Double.NaN};
+            return new Pass(n, (n - first) / (span / 1e9), sched ? (lastSched[0] - firstSched[0]) / span : Double.NaN,
+                    sched ? (lastSched[1] - firstSched[1]) / span : Double.NaN);
         }
     }
 
@@ -117,15 +132,6 @@ final class BenchIo {
      */
     static double perCore(double rate, double cores) {
         return cores > 0 ? rate / cores : Double.NaN;
-    }
-
-    /**
-     * What a {@link #consumeAll} pass's thread had of the machine, for its line: " (its thread on a
-     * core 0.93 of the time, waiting for one 0.04)", or nothing where the kernel keeps no schedstat.
-     */
-    static String onCore(double[] pass) {
-        return Double.isNaN(pass[2]) ? "" : String.format(Locale.ROOT, " (its thread on a core %.2f of the time, waiting for"
-                + " one %.2f)", pass[2], pass[3]);
     }
 
     /** The share of a consumer group's input counted as warm-up: the warm rate is over the rest. */
@@ -155,6 +161,11 @@ final class BenchIo {
 
         double warmRate() {
             return warmRecords / warmSeconds;
+        }
+
+        /** The warm rate per second on a core of the app's stream threads; NaN where not measured. */
+        double warmRatePerCore() {
+            return perCore(warmRate(), warmStreamCores);
         }
     }
 

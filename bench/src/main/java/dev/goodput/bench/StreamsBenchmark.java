@@ -97,6 +97,10 @@ final class StreamsBenchmark {
                 .collect(Collectors.joining(", "));
     }
 
+    /** A warm rate in token events per second, and per second on a core of the app's stream thread (NaN: not measured). */
+    private record Rate(double perSecond, double perCore) {
+    }
+
     void run() throws Exception {
         try (ChildJvm broker = ChildJvm.start(List.of("-Xmx1g"), EmbeddedKafkaMain.class.getName(), "bootstrap=");
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
@@ -131,50 +135,50 @@ final class StreamsBenchmark {
                 + " consumer); both apps with -Xms%s -Xmx%s; all three under %s%n", 100 * BenchIo.WARMUP_FRACTION, rateHeap,
                 rateHeap, collectors());
         // raw consumer, per-chunk records, two passes in one JVM: the first warms the JIT, the second is the warm rate
-        final double[] cold = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
-        final double[] warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
-        final double rawRate = warm[1];
+        final BenchIo.Pass cold = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
+        final BenchIo.Pass warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
+        final double rawRate = warm.rate();
         out.printf(Locale.ROOT, "raw consumer, per-chunk records:  %,d token events; whole run (first pass) %,.0f/s; warm"
-                + " (second pass) %,.0f/s%s%n", (long) warm[0], cold[1], rawRate, BenchIo.onCore(warm));
+                + " (second pass) %,.0f/s%s%n", (long) warm.records(), cold.rate(), rawRate, warm.coreShare());
         // the do-nothing app runs before and after the streams-app, so a machine that changes speed during
         // the run shows as two different baselines
-        final double[] before = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "before");
+        final Rate before = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "before");
         // and the raw consumer right before and right after the streams-app, against which its 50 % bar is
         // read: this machine's speed moves by up to twice within a run, and each of these passes is seconds
         // from the app, where the do-nothing app's forty would stand between
-        final double[] before3 = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
-        final double rawBefore = before3[1];
+        final BenchIo.Pass before3 = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
+        final double rawBefore = before3.rate();
         out.printf(Locale.ROOT, "raw consumer (right before the streams-app), per-chunk records: warm (third pass) %,.0f/s%s%n",
-                rawBefore, BenchIo.onCore(before3));
-        final double[] app = appRate(bootstrap, registryUrl, runs, reqs, produced[1] + requests, tokenEvents, rawBefore,
+                rawBefore, before3.coreShare());
+        final Rate app = appRate(bootstrap, registryUrl, runs, reqs, produced[1] + requests, tokenEvents, rawBefore,
                 "streams-app, runs:  ", "rate");
-        final double[] after4 = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
-        final double rawAfter = after4[1];
+        final BenchIo.Pass after4 = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
+        final double rawAfter = after4.rate();
         out.printf(Locale.ROOT, "raw consumer (right after the streams-app), per-chunk records: warm (fourth pass) %,.0f/s%s%n",
-                rawAfter, BenchIo.onCore(after4));
-        final double[] after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawAfter, "after");
+                rawAfter, after4.coreShare());
+        final Rate after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawAfter, "after");
         out.printf(Locale.ROOT, "streams-app on runs / do-nothing app on per-chunk records (warm, token events/s): %.2f against"
                 + " the one before, %.2f against the one after (bar: 2); streams-app / raw consumer: %.1f%% against the pass"
                 + " right before, %.1f%% against the pass right after (bar: 50%%)%n",
-                app[0] / before[0], app[0] / after[0], 100 * app[0] / rawBefore, 100 * app[0] / rawAfter);
+                app.perSecond() / before.perSecond(), app.perSecond() / after.perSecond(), 100 * app.perSecond() / rawBefore,
+                100 * app.perSecond() / rawAfter);
         // the same per second on a core (each reader's thread's own), where the bars are per second of the
         // clock: what the software does with a core, apart from how much of one the machine gave it
-        final double rawBeforeCore = BenchIo.perCore(rawBefore, before3[2]);
-        final double rawAfterCore = BenchIo.perCore(rawAfter, after4[2]);
-        if (!Double.isNaN(app[1] + before[1] + after[1] + rawBeforeCore + rawAfterCore)) {
+        final double rawBeforeCore = before3.ratePerCore();
+        final double rawAfterCore = after4.ratePerCore();
+        if (!Double.isNaN(app.perCore() + before.perCore() + after.perCore() + rawBeforeCore + rawAfterCore)) {
             out.printf(Locale.ROOT, "per second on a core (not the bars): streams-app %,.0f token events, do-nothing app %,.0f /"
                     + " %,.0f, raw consumer %,.0f / %,.0f: %.2f / %.2f x the do-nothing app, %.1f%% / %.1f%% of the raw consumer%n",
-                    app[1], before[1], after[1], rawBeforeCore, rawAfterCore, app[1] / before[1], app[1] / after[1],
-                    100 * app[1] / rawBeforeCore, 100 * app[1] / rawAfterCore);
+                    app.perCore(), before.perCore(), after.perCore(), rawBeforeCore, rawAfterCore, app.perCore() / before.perCore(),
+                    app.perCore() / after.perCore(), 100 * app.perCore() / rawBeforeCore, 100 * app.perCore() / rawAfterCore);
         }
     }
 
     /**
      * The ceiling of one Kafka Streams record per chunk: Kafka Streams with the same settings and a
-     * processor that does nothing, on the per-chunk records; its warm rate in token events per second,
-     * and the same per second on a core of its stream thread (NaN where not measured).
+     * processor that does nothing, on the per-chunk records; its warm rate in token events.
      */
-    private double[] baseline(String bootstrap, String tokens, String reqs, double tokenShare, double rawRate, String when)
+    private Rate baseline(String bootstrap, String tokens, String reqs, double tokenShare, double rawRate, String when)
             throws Exception {
         final String group = "bench-noop-" + when;
         final Path state = Files.createTempDirectory("goodput-noop-state");
@@ -187,14 +191,14 @@ final class StreamsBenchmark {
                     + " nothing: whole run %,.0f token events/s; warm %,.0f/s, %.1f%% of the raw consumer's warm rate%n", when,
                     run.wholeRate() * tokenShare, run.warmRate() * tokenShare, 100 * run.warmRate() * tokenShare / rawRate);
             out.printf(Locale.ROOT, "                  CPU over the warm part (%s): %s%n", run.warmSpan(), run.warmThreads());
-            return new double[] {run.warmRate() * tokenShare, BenchIo.perCore(run.warmRate() * tokenShare, run.warmStreamCores())};
+            return new Rate(run.warmRate() * tokenShare, run.warmRatePerCore() * tokenShare);
         } finally {
             noop.close();
         }
     }
 
-    /** Runs the streams-app over the topics; its warm token-event rate, per second and per second on a core (or NaN). */
-    private double[] appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
+    /** Runs the streams-app over the topics; its warm rate in token events. */
+    private Rate appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
                            double rawRate, String label, String tag, String... extraArgs) throws Exception {
         final String group = "bench-" + tag;
         final ChildJvm app = startApp(childFlags(rateHeap), bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
@@ -220,7 +224,7 @@ final class StreamsBenchmark {
                 throw new IllegalStateException("the " + label.trim() + " run committed " + verdicts + " verdicts for "
                         + requestEvents + " requests: its rate is not a result");
             }
-            return new double[] {run.warmRate() * perRecord, BenchIo.perCore(run.warmRate() * perRecord, run.warmStreamCores())};
+            return new Rate(run.warmRate() * perRecord, run.warmRatePerCore() * perRecord);
         } finally {
             app.close();
         }

@@ -119,12 +119,17 @@ final class ThreadCpu {
 
     /** Cores each kind used between two snapshots, in a fixed order. */
     static Map<String, Double> cores(Snapshot from, Snapshot to) {
-        final double seconds = (to.atNanos() - from.atNanos()) / 1e9;
         final Map<String, Double> cores = new LinkedHashMap<>();
         for (String k : KINDS) {
-            cores.put(k, (to.cpuSeconds().getOrDefault(k, 0.0) - from.cpuSeconds().getOrDefault(k, 0.0)) / seconds);
+            cores.put(k, share(from.cpuSeconds(), to.cpuSeconds(), k, from, to));
         }
         return cores;
+    }
+
+    /** Seconds a kind gained between two snapshots' counts, over the seconds between the snapshots. */
+    private static double share(Map<String, Double> fromSeconds, Map<String, Double> toSeconds, String kind, Snapshot from,
+                                Snapshot to) {
+        return (toSeconds.getOrDefault(kind, 0.0) - fromSeconds.getOrDefault(kind, 0.0)) / ((to.atNanos() - from.atNanos()) / 1e9);
     }
 
     /** Cores the stream threads used between two snapshots; NaN where either is missing. */
@@ -158,9 +163,8 @@ final class ThreadCpu {
                 .append(String.format(Locale.ROOT, " %.2f", v)));
         b.append(" cores");
         if (!from.waitSeconds().isEmpty() && !to.waitSeconds().isEmpty()) {
-            final double seconds = (to.atNanos() - from.atNanos()) / 1e9;
             b.append(String.format(Locale.ROOT, "; the stream threads waited for a core %.2f of the time",
-                    (to.waitSeconds().getOrDefault(STREAM, 0.0) - from.waitSeconds().getOrDefault(STREAM, 0.0)) / seconds));
+                    share(from.waitSeconds(), to.waitSeconds(), STREAM, from, to)));
         }
         return b.toString();
     }

@@ -29,5 +29,18 @@ class ProgressTest {
         // not measured (no /proc, no schedstat) or no time on a core: no figure rather than an infinite one
         assertThat(BenchIo.perCore(4.0, Double.NaN)).isNaN();
         assertThat(BenchIo.perCore(4.0, 0.0)).isNaN();
+        assertThat(new BenchIo.Progress(10, 2, 6, 1.5, "", 0.8, Instant.EPOCH, Instant.EPOCH).warmRatePerCore()).isEqualTo(5.0);
+        assertThat(new BenchIo.Progress(10, 2, 6, 1.5, "", Double.NaN, Instant.EPOCH, Instant.EPOCH).warmRatePerCore()).isNaN();
+    }
+
+    @Test
+    void aRawPassSaysHowMuchOfACoreItsThreadHad() {
+        final BenchIo.Pass pass = new BenchIo.Pass(100, 8.0, 0.8, 0.05);
+        assertThat(pass.ratePerCore()).isEqualTo(10.0);
+        assertThat(pass.coreShare()).isEqualTo(" (its thread on a core 0.80 of the time, waiting for one 0.05)");
+        // where the kernel keeps no schedstat, neither figure
+        final BenchIo.Pass unmeasured = new BenchIo.Pass(100, 8.0, Double.NaN, Double.NaN);
+        assertThat(unmeasured.ratePerCore()).isNaN();
+        assertThat(unmeasured.coreShare()).isEmpty();
     }
 }
