@@ -170,44 +170,66 @@ public final class Histograms {
     public record Percentiles(long count, long p50, long p90, long p95, long p99, long p999, long max, double mean) {
     }
 
+    /** The percentiles a {@link Percentiles} carries, in its order. */
+    private static final double[] PERCENTILES = {50, 90, 95, 99, 99.9};
+
     /**
-     * Percentiles as HdrHistogram defines them: the value at percentile p is the smallest recorded
-     * value v (at the histogram's precision) such that at least p% of samples are <= v, reported as
-     * the highest value equivalent to v's bucket. Empty histograms give zeros.
+     * Percentiles as HdrHistogram defines them ({@code getValueAtPercentile}, to the value): the value
+     * at percentile p is the smallest recorded value v (at the histogram's precision) such that at
+     * least p% of samples are <= v, reported as the highest value equivalent to v's bucket; the mean
+     * as {@link #mean}. Empty histograms give zeros.
+     *
+     * <p>One walk over the buckets from the lowest value to the highest gives all five and the mean,
+     * where {@code getValueAtPercentile} walks every bucket from zero for each percentile (a window
+     * record's six histograms, many a second in a replay). Buckets below the lowest value are empty,
+     * so the running count crosses each target in the same bucket; the target is HdrHistogram's own
+     * ({@link #countAtPercentile}).
      */
     public static Percentiles percentiles(Histogram h) {
-        final boolean empty = h.getTotalCount() == 0;
-        return new Percentiles(h.getTotalCount(),
-                empty ? 0 : h.getValueAtPercentile(50),
-                empty ? 0 : h.getValueAtPercentile(90),
-                empty ? 0 : h.getValueAtPercentile(95),
-                empty ? 0 : h.getValueAtPercentile(99),
-                empty ? 0 : h.getValueAtPercentile(99.9),
-                empty ? 0 : h.getMaxValue(),
-                empty ? 0 : mean(h));
+        final long total = h.getTotalCount();
+        if (total == 0) {
+            return new Percentiles(0, 0, 0, 0, 0, 0, 0, 0);
+        }
+        final long[] targets = new long[PERCENTILES.length];
+        for (int i = 0; i < targets.length; i++) {
+            targets[i] = countAtPercentile(PERCENTILES[i], total);
+        }
+        final long[] values = new long[PERCENTILES.length];
+        int next = 0;
+        long running = 0;
+        double sum = 0;
+        final long max = h.getMaxValue();
+        for (long v = h.lowestEquivalentValue(h.getMinValue()); v <= max; v = h.nextNonEquivalentValue(v)) {
+            final long count = h.getCountAtValue(v);
+            if (count != 0) {
+                sum += h.medianEquivalentValue(v) * (double) count; // the mean's terms, in bucket order
+                running += count;
+                while (next < targets.length && running >= targets[next]) {
+                    values[next++] = h.highestEquivalentValue(v);
+                }
+            }
+        }
+        return new Percentiles(total, values[0], values[1], values[2], values[3], values[4], max, (sum * 1.0) / total);
+    }
+
+    /**
+     * How many samples HdrHistogram's {@code getValueAtPercentile} counts up to for {@code percentile}
+     * (0 < percentile <= 100): the percentile less one ulp (so round-off cannot reach into the next
+     * bucket), of the total count, rounded up, at least 1.
+     */
+    static long countAtPercentile(double percentile, long total) {
+        final double requested = Math.min(Math.max(Math.nextAfter(percentile, Double.NEGATIVE_INFINITY), 0.0D), 100.0D);
+        return Math.max((long) Math.ceil((requested * total) / 100.0D), 1);
     }
 
     /**
      * HdrHistogram's own mean ({@code getMean}), to the last bit: each bucket's median equivalent value
-     * times its count, summed in bucket order, over the total count. Walked bucket by bucket here,
-     * where {@code getMean} walks HdrHistogram's recorded-values iterator, which costs some ten times
-     * more per bucket (a window record's six histograms, many a second in a replay). An empty bucket
-     * adds exactly 0.0, so the sum is the same.
+     * times its count, summed in bucket order, over the total count (0 when empty). Walked bucket by
+     * bucket ({@link #percentiles}), where {@code getMean} walks HdrHistogram's recorded-values
+     * iterator, which costs some ten times more per bucket. An empty bucket adds exactly 0.0, so the
+     * sum is the same.
      */
     static double mean(Histogram h) {
-        if (h.getTotalCount() == 0) {
-            return 0.0; // as getMean
-        }
-        final long max = h.getMaxValue();
-        double total = 0;
-        // every bucket below the lowest value is empty and adds nothing: the walk starts at it (a
-        // latency's lowest value is thousands of buckets up, and the walk from 0 was most of the cost)
-        for (long v = h.lowestEquivalentValue(h.getMinValue()); v <= max; v = h.nextNonEquivalentValue(v)) {
-            final long count = h.getCountAtValue(v);
-            if (count != 0) {
-                total += h.medianEquivalentValue(v) * (double) count;
-            }
-        }
-        return (total * 1.0) / h.getTotalCount();
+        return percentiles(h).mean();
     }
 }

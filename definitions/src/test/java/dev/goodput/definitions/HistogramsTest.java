@@ -59,6 +59,49 @@ class HistogramsTest {
         }
     }
 
+    /**
+     * The percentiles are HdrHistogram's {@code getValueAtPercentile}, value for value, over every kind
+     * of histogram: one value, a few, thousands, values piled on one bucket, zeros and clamped values.
+     */
+    @Test
+    void thePercentilesAreHdrHistogramsOwn() {
+        final Random rnd = new Random(17);
+        final Supplier<?>[] kinds = {Histograms::request, Histograms::token, Histograms::partial};
+        for (int round = 0; round < 600; round++) {
+            final Histogram h = (Histogram) kinds[round % 3].get();
+            final int values = round % 7 == 0 ? 1 : 1 + rnd.nextInt(round % 2 == 0 ? 20 : 5_000);
+            final double decades = 1 + rnd.nextInt(9);
+            for (int i = 0; i < values; i++) {
+                final long v = rnd.nextInt(50) == 0 ? 0 : (long) Math.pow(10, rnd.nextDouble() * decades);
+                Histograms.record(h, v, Histograms.MAX_TOKEN_LATENCY_US);
+                if (rnd.nextInt(10) == 0) {
+                    h.recordValueWithCount(Math.min(v, Histograms.MAX_TOKEN_LATENCY_US), 1 + rnd.nextInt(1_000));
+                }
+            }
+            final Histograms.Percentiles p = Histograms.percentiles(h);
+            assertThat(new long[] {p.count(), p.p50(), p.p90(), p.p95(), p.p99(), p.p999(), p.max()})
+                    .as("round %d: %d values over %s decades", round, h.getTotalCount(), decades)
+                    .containsExactly(h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
+                            h.getValueAtPercentile(95), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9),
+                            h.getMaxValue());
+        }
+        assertThat(Histograms.percentiles(Histograms.partial())).isEqualTo(new Histograms.Percentiles(0, 0, 0, 0, 0, 0, 0, 0));
+    }
+
+    /** The count each percentile walks to, at totals where rounding decides it (HdrHistogram's own, not a nearest rank). */
+    @Test
+    void theCountAtAPercentileIsHdrHistogramsRounding() {
+        // the values 1..total, each in its own bucket (below 2,048 at three digits): the value found is the count reached
+        final Histogram h = Histograms.partial();
+        for (long total = 1; total < 2_048; total++) {
+            h.recordValue(total);
+            for (double p : new double[] {50, 90, 95, 99, 99.9, 100}) {
+                assertThat(Histograms.countAtPercentile(p, total)).as("p%s of %d", p, total)
+                        .isEqualTo(h.getValueAtPercentile(p));
+            }
+        }
+    }
+
     @Test
     void aGrowingHistogramOverItsRangeIsAWholeRangeOneByteForByte() {
         final Random rnd = new Random(11);
