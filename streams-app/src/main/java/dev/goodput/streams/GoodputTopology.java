@@ -13,6 +13,7 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.topics.Topics;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
@@ -70,11 +71,14 @@ public final class GoodputTopology {
                         Named.as(RequestAssembler.NAME),
                         RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS, RequestAssembler.FINISHED);
 
-        // the assembler forwards each kind of record to its own node by name (Out.send)
-        assembled.mapValues(v -> ((Out.Verdict) v).value(), Named.as(Out.Verdict.NODE))
-                .to(config.topics().verdicts(), Produced.with(Serdes.String(), Serdes.serdeFrom(
-                        new VerdictWriter(serdes.registry()), serdes.value(RequestVerdict.class).deserializer()))
-                        .withName("verdicts-sink"));
+        // the assembler forwards each kind of record to its own node by name (Out.send); verdicts, one
+        // per request, straight to their sink, whose serializer unwraps them: a node less per request
+        final VerdictWriter verdicts = new VerdictWriter(serdes.registry());
+        final Deserializer<RequestVerdict> verdictReader = serdes.value(RequestVerdict.class).deserializer();
+        assembled.to(config.topics().verdicts(), Produced.with(Serdes.String(), Serdes.<Out>serdeFrom(
+                        (topic, v) -> verdicts.serialize(topic, v == null ? null : ((Out.Verdict) v).value()),
+                        (topic, bytes) -> new Out.Verdict(verdictReader.deserialize(topic, bytes))))
+                .withName(Out.Verdict.NODE));
         assembled.mapValues(v -> ((Out.Dead) v).value(), Named.as(Out.Dead.NODE))
                 .to(config.topics().dlq(), Produced.with(Serdes.String(), Serdes.ByteArray()).withName("dlq-sink"));
         assembled.mapValues(v -> ((Out.ToMerger) v).value(), Named.as(Out.ToMerger.NODE))

@@ -6,17 +6,17 @@ import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * What the request assembler forwards. Each kind goes to its own child node of the topology, by
- * name ({@link #send}): a record passes one node on its way to its sink rather than a split that
- * tests every kind and two nodes more.
+ * name ({@link #send}), rather than through a split that tests every kind and two nodes more: a
+ * verdict (one per request) to its sink itself, the other kinds through one node that unwraps them.
  */
 sealed interface Out permits Out.Verdict, Out.ToMerger, Out.Dead {
 
     /** The name of the topology node that takes this kind (a child of the assembler). */
     String node();
 
-    /** A per-request verdict, for llm.verdicts. */
+    /** A per-request verdict, for llm.verdicts: its node is the topic's sink, whose serializer unwraps it. */
     record Verdict(RequestVerdict value) implements Out {
-        static final String NODE = "verdict-values";
+        static final String NODE = "verdicts-sink";
 
         @Override
         public String node() {
