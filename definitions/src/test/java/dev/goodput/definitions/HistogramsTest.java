@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Random;
 import java.util.function.Supplier;
 
@@ -37,9 +38,13 @@ class HistogramsTest {
         }
     }
 
-    /** The mean is HdrHistogram's to the last bit, over every kind of histogram, zeros and clamped values included. */
+    /**
+     * The mean is HdrHistogram's to the last bit, and the percentiles are its {@code getValueAtPercentile},
+     * value for value, over every kind of histogram: empty, one value, a few, thousands, values piled
+     * on one bucket, zeros and clamped values.
+     */
     @Test
-    void theMeanIsHdrHistogramsOwnBitForBit() {
+    void theMeanAndThePercentilesAreHdrHistogramsOwn() {
         final Random rnd = new Random(13);
         final Supplier<?>[] kinds = {Histograms::request, Histograms::token, Histograms::partial};
         for (int round = 0; round < 600; round++) {
@@ -53,39 +58,16 @@ class HistogramsTest {
                     h.recordValueWithCount(Math.min(v, Histograms.MAX_TOKEN_LATENCY_US), 1 + rnd.nextInt(1_000));
                 }
             }
-            assertThat(Double.doubleToRawLongBits(Histograms.mean(h))).as("round %d: %d values over %s decades", round,
-                    h.getTotalCount(), decades).isEqualTo(Double.doubleToRawLongBits(h.getMean()));
-            assertThat(Histograms.percentiles(h).mean()).isEqualTo(h.getMean());
-        }
-    }
-
-    /**
-     * The percentiles are HdrHistogram's {@code getValueAtPercentile}, value for value, over every kind
-     * of histogram: one value, a few, thousands, values piled on one bucket, zeros and clamped values.
-     */
-    @Test
-    void thePercentilesAreHdrHistogramsOwn() {
-        final Random rnd = new Random(17);
-        final Supplier<?>[] kinds = {Histograms::request, Histograms::token, Histograms::partial};
-        for (int round = 0; round < 600; round++) {
-            final Histogram h = (Histogram) kinds[round % 3].get();
-            final int values = round % 7 == 0 ? 1 : 1 + rnd.nextInt(round % 2 == 0 ? 20 : 5_000);
-            final double decades = 1 + rnd.nextInt(9);
-            for (int i = 0; i < values; i++) {
-                final long v = rnd.nextInt(50) == 0 ? 0 : (long) Math.pow(10, rnd.nextDouble() * decades);
-                Histograms.record(h, v, Histograms.MAX_TOKEN_LATENCY_US);
-                if (rnd.nextInt(10) == 0) {
-                    h.recordValueWithCount(Math.min(v, Histograms.MAX_TOKEN_LATENCY_US), 1 + rnd.nextInt(1_000));
-                }
-            }
+            final String what = String.format(Locale.ROOT, "round %d: %d values over %s decades", round,
+                    h.getTotalCount(), decades);
+            assertThat(Double.doubleToRawLongBits(Histograms.mean(h))).as(what).isEqualTo(Double.doubleToRawLongBits(h.getMean()));
             final Histograms.Percentiles p = Histograms.percentiles(h);
-            assertThat(new long[] {p.count(), p.p50(), p.p90(), p.p95(), p.p99(), p.p999(), p.max()})
-                    .as("round %d: %d values over %s decades", round, h.getTotalCount(), decades)
+            assertThat(p.mean()).as(what).isEqualTo(h.getMean());
+            assertThat(new long[] {p.count(), p.p50(), p.p90(), p.p95(), p.p99(), p.p999(), p.max()}).as(what)
                     .containsExactly(h.getTotalCount(), h.getValueAtPercentile(50), h.getValueAtPercentile(90),
                             h.getValueAtPercentile(95), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9),
                             h.getMaxValue());
         }
-        assertThat(Histograms.percentiles(Histograms.partial())).isEqualTo(new Histograms.Percentiles(0, 0, 0, 0, 0, 0, 0, 0));
     }
 
     /** The count each percentile walks to, at totals where rounding decides it (HdrHistogram's own, not a nearest rank). */
