@@ -9,6 +9,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -17,9 +18,13 @@ import java.util.function.Predicate;
 /** The {@code goodput} command in a child JVM, as a user runs it in a terminal: read its output, press Ctrl-C. */
 final class ChildCli implements AutoCloseable {
 
+    /** How long a child may take to exit once it was told to stop (or its output ended). */
+    private static final long EXIT_WAIT_S = 150;
+
     private final Process process;
     private final BufferedReader out;
-    private final List<String> lines = new ArrayList<>();
+    /** Read by the test's thread, or by {@link #awaitExit}'s reader while the test waits for the exit. */
+    private final List<String> lines = Collections.synchronizedList(new ArrayList<>());
 
     private ChildCli(Process process) {
         this.process = process;
@@ -40,7 +45,8 @@ final class ChildCli implements AutoCloseable {
 
     /** The same with extra environment variables (an API key, GOODPUT_* overrides). */
     static ChildCli start(Map<String, String> env, String... args) throws IOException {
-        final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        final List<String> cmd = new ArrayList<>(DEFAULT_SIGINT);
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmFlags());
         cmd.addAll(List.of("-Xmx1g", "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput",
                 // the logging a user's terminal gets, not the tests' own
@@ -51,6 +57,29 @@ final class ChildCli implements AutoCloseable {
         final ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
         return new ChildCli(pb.start());
+    }
+
+    /**
+     * A child inherits an ignored SIGINT (a build started in the background by a shell without job
+     * control, {@code nohup mvn verify &}), and a JVM that starts with SIGINT ignored installs no
+     * handler for it: Ctrl-C would never reach the command under test, and the test would wait for
+     * an exit that cannot come. coreutils' {@code env --default-signal} gives the child the default
+     * disposition back; where that option is missing, the child starts as it is.
+     */
+    private static final List<String> DEFAULT_SIGINT = defaultSigint();
+
+    private static List<String> defaultSigint() {
+        final List<String> wrapper = List.of("env", "--default-signal=INT");
+        try {
+            final List<String> probe = new ArrayList<>(wrapper);
+            probe.add("true");
+            return new ProcessBuilder(probe).redirectErrorStream(true).start().waitFor() == 0 ? wrapper : List.of();
+        } catch (IOException e) {
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
     }
 
     /** The test JVM's own -XX: flags (the build's test.jvm.flags: C1 only, serial GC), so a child costs what the fork does. */
@@ -99,26 +128,47 @@ final class ChildCli implements AutoCloseable {
 
     /** Reads the rest of the output and waits for the exit after {@link #interrupt}. */
     String awaitEnd() throws Exception {
-        String line;
-        while ((line = out.readLine()) != null) {
-            lines.add(line);
-        }
-        assertThat(process.waitFor(150, TimeUnit.SECONDS)).as("exited after Ctrl-C").isTrue();
+        awaitExit("exited within " + EXIT_WAIT_S + " s after Ctrl-C");
         return output();
     }
 
     /** Reads the output to the end and returns the exit code. */
     int waitForExit() throws Exception {
-        String line;
-        while ((line = out.readLine()) != null) {
-            lines.add(line);
-        }
-        assertThat(process.waitFor(150, TimeUnit.SECONDS)).as("exited").isTrue();
+        awaitExit("exited within " + EXIT_WAIT_S + " s");
         return process.exitValue();
     }
 
+    /**
+     * Waits up to {@link #EXIT_WAIT_S} for the exit while a reader drains the output (a child blocked on
+     * a full pipe never exits). The wait is bounded whatever the child does: reading to the end of its
+     * output first, as this once did, waits for ever on a child that does not exit, so the suite hung
+     * instead of failing.
+     */
+    private void awaitExit(String what) throws Exception {
+        final Thread reader = new Thread(() -> {
+            try {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException closed) {
+                // the process was destroyed below: what was read is kept
+            }
+        }, "child-cli-output");
+        reader.setDaemon(true);
+        reader.start();
+        final boolean exited = process.waitFor(EXIT_WAIT_S, TimeUnit.SECONDS);
+        if (!exited) {
+            process.destroyForcibly();
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(10));
+        assertThat(exited).as(what + "; its output:%n%s", output()).isTrue();
+    }
+
     String output() {
-        return String.join("\n", lines);
+        synchronized (lines) {
+            return String.join("\n", lines);
+        }
     }
 
     @Override
