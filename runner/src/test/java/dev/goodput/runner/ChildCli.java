@@ -161,8 +161,11 @@ final class ChildCli implements AutoCloseable {
         if (!exited) {
             process.destroyForcibly();
         }
-        reader.join(TimeUnit.SECONDS.toMillis(10));
+        // the output ends once the process and anything that shares its stdout are gone; until then
+        // what was read is not the whole of it, and a test must not pass on part of it
+        reader.join(TimeUnit.SECONDS.toMillis(EXIT_WAIT_S));
         assertThat(exited).as(what + "; its output:%n%s", output()).isTrue();
+        assertThat(reader.isAlive()).as("output ended within " + EXIT_WAIT_S + " s of the exit; so far:%n%s", output()).isFalse();
     }
 
     String output() {
