@@ -72,6 +72,17 @@ public final class CostFormulas {
         return new Span(seconds, cost, gpuCost, ok, good);
     }
 
+    /**
+     * The seconds of one window a scenario is charged: the part of the window inside the scenario's
+     * measured span (from its warm-up end to its end), so that two scenarios sharing a window split
+     * it, a scenario that touches a window for a second is charged a second, the charged seconds of
+     * a run never exceed its wall time, and a window the scenario fills (continuous traffic) is
+     * charged in full. Never negative.
+     */
+    public static double chargedSeconds(long windowStartUs, long windowEndUs, long spanStartUs, long spanEndUs) {
+        return Math.max(0, Math.min(windowEndUs, spanEndUs) - Math.max(windowStartUs, spanStartUs)) / 1e6;
+    }
+
     /** Cost per successful million tokens: cost / output tokens of good requests x 1e6. NaN when none was good. */
     public static double costPerSuccessfulMillion(double costUsd, long goodOutputTokens) {
         return goodOutputTokens <= 0 ? Double.NaN : costUsd / goodOutputTokens * 1e6;

@@ -24,6 +24,29 @@ class CostFormulasTest {
     }
 
     @Test
+    void aScenarioIsChargedItsMeasuredSpanWhereverTheWindowsFall() {
+        final long window = 10_000_000;
+        final long length = 15_600_000;
+        // the same 15.6 s scenario placed at every 100 ms offset: charged 15.6 s in all, so it costs the same
+        for (long offset = 0; offset < window; offset += 100_000) {
+            final long start = 1_000 * window + offset;
+            double charged = 0;
+            for (long w = Definitions.windowStart(start, window); w < start + length; w += window) {
+                final double c = CostFormulas.chargedSeconds(w, w + window, start, start + length);
+                assertThat(c).isBetween(0.0, 10.0);
+                charged += c;
+            }
+            assertThat(charged).as("offset %d us", offset).isCloseTo(15.6, within(1e-9));
+        }
+        // a window the scenario fills is charged in full; two scenarios sharing a window split it, never more
+        assertThat(CostFormulas.chargedSeconds(0, window, -5 * window, 5 * window)).isEqualTo(10.0);
+        assertThat(CostFormulas.chargedSeconds(0, window, -window, 4_000_000)
+                + CostFormulas.chargedSeconds(0, window, 4_000_000, 3 * window)).isEqualTo(10.0);
+        // a window outside the span is charged nothing
+        assertThat(CostFormulas.chargedSeconds(0, window, 2 * window, 3 * window)).isZero();
+    }
+
+    @Test
     void overheadsColdStartsAndHeadroomAreIncluded() {
         final CostFormulas.Rates p = new CostFormulas.Rates(6.5, 0.5, 0.1, 0.05, 0.02, 0.3, 0.05);
         // 6.5 x 2 GPUs + 0.5 + 0.1 + 0.05 + 0.02 + 0.3 + 0.05 GPU-h of cold starts at 6.5

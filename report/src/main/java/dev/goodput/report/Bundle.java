@@ -159,6 +159,7 @@ public final class Bundle {
             m.put("first_chunk_time_us", e.getFirstChunkTimeUs() == null ? null : Micros.of(e.getFirstChunkTimeUs()));
             m.put("first_answer_time_us", e.getFirstAnswerTimeUs() == null ? null : Micros.of(e.getFirstAnswerTimeUs()));
             m.put("last_chunk_time_us", e.getLastChunkTimeUs() == null ? null : Micros.of(e.getLastChunkTimeUs()));
+            m.put("last_choice_time_us", e.getLastChoiceTimeUs() == null ? null : Micros.of(e.getLastChoiceTimeUs()));
             m.put("completion_time_us", Micros.of(e.getCompletionTimeUs()));
             m.put("prompt_tokens", e.getPromptTokens());
             m.put("output_tokens", e.getOutputTokens());
@@ -320,7 +321,10 @@ public final class Bundle {
         a.put("peak_output_tokens_per_s", r.contract().hardware().peakOutputTokensPerS());
         a.put("utilization", "achieved output tokens/s over peak_output_tokens_per_s (null when no peak is configured)");
         a.put("cost_formula", "hourly cost (GPUs x $/GPU-h + CPU + storage + network + observability + support + cold-start GPU-h x $/GPU-h)"
-                + " x (1 + warm headroom) x hours / output tokens of good requests x 1e6; a scenario is charged its measured time");
+                + " x (1 + warm headroom) x hours / output tokens of good requests x 1e6; a scenario is charged its measured time only:"
+                + " within each window, the part inside its measured span (warm-up end to its end), so windows shared by two"
+                + " scenarios are split between them and idle time between scenarios is charged to none");
+        a.put("idle_seconds_between_scenarios", ChargedTime.idleSeconds(ChargedTime.spans(r.run().runs())));
         a.put("latency_objectives_ms", r.contract().canonical().get("latency_objectives"));
         a.put("quality", r.contract().canonical().get("quality"));
         a.put("percentile", "HdrHistogram valueAtPercentile over merged histograms (microseconds, 3 significant digits);"

@@ -320,7 +320,10 @@ final class HtmlPage {
                 .append(", priced by <code>").append(html(hw.priceKey())).append("</code>; utilization is achieved output tokens/s over ")
                 .append(hw.peakOutputTokensPerS() == null ? "no configured peak (not computed)" : num(hw.peakOutputTokensPerS()) + " tokens/s")
                 .append(".</li>\n<li>Cost: hourly cost (GPUs, CPU, storage, network, observability, support, cold-start GPU time) x "
-                        + "(1 + warm headroom) x measured hours / output tokens of good requests x 1e6.</li>\n<li>Latency objectives: ")
+                        + "(1 + warm headroom) x measured hours / output tokens of good requests x 1e6. A scenario is charged its"
+                        + " measured span only (warm-up end to its end): a window it shares with another is split between them, a"
+                        + " window it barely touches is charged the seconds it used.</li>\n<li id=\"idle\">Idle between scenarios,"
+                        + " charged to none: ").append(num(ChargedTime.idleSeconds(ChargedTime.spans(r.run().runs())))).append(" s.</li>\n<li>Latency objectives: ")
                 .append(html(objectives(r.contract().objectives()))).append("; quality floor ")
                 .append(r.contract().quality().floor()).append("; warm-up ").append(r.contract().arrival().warmupS())
                 .append(" s excluded from results.</li>\n<li id=\"observation\">").append(html(Observation.of(r.contract()))).append("</li>\n");

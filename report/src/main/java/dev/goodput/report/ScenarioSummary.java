@@ -25,7 +25,8 @@ import org.HdrHistogram.Histogram;
 /**
  * One scenario of a run, whole: counts summed over its windows, latency histograms merged over
  * its windows (never percentiles averaged), rates over its measured time, cost over its measured
- * time at the price the sink charged, and MLPerf early stopping on the per-request latencies.
+ * time only ({@link ChargedTime}: windows it shares or barely touches are charged the part it used)
+ * at the price the sink charged, and MLPerf early stopping on the per-request latencies.
  *
  * @param load            the configured load: requests/s for open loop, streams for closed loop
  * @param measuredSeconds the generator's time after warm-up, summed over the scenario's runs
@@ -99,11 +100,9 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
             merge(latency.get("tpot"), w.getTpot());
             merge(latency.get("e2e"), w.getE2e());
         }
-        // the sink's per-window cost records already carry the headroom in their hourly cost
-        final CostFormulas.Span priced = CostFormulas.span(costs.stream().filter(c -> c.getPriced() && c.getHourlyCostUsd() != null)
-                .map(c -> new CostFormulas.Segment(c.getWindowSeconds(), c.getHourlyCostUsd(), 0,
-                        c.getUsdPerGpuHour() == null ? 0 : c.getUsdPerGpuHour(), c.getOutputTokensOk(), c.getOutputTokensGood()))
-                .toList(), costs.isEmpty() ? 1 : costs.get(0).getGpuCount());
+        // charged its measured span only, at the hourly cost (headroom included) the sink priced each window with
+        final CostFormulas.Span priced = CostFormulas.span(ChargedTime.segments(ChargedTime.spans(runs), costs),
+                costs.isEmpty() ? 1 : costs.get(0).getGpuCount());
         final Double hourly = priced.seconds() > 0 ? CostFormulas.hourlyRate(priced.costUsd(), priced.seconds()) : null;
         final double perM = hourly == null ? Double.NaN
                 : CostFormulas.costPerSuccessfulMillion(priced.costUsd(), priced.outputTokensGood());
