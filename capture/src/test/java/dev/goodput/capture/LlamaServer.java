@@ -76,13 +76,26 @@ public final class LlamaServer implements AutoCloseable {
      */
     public static LlamaServer start(int slots, int ctxPerSlot) throws IOException, InterruptedException {
         assumeBuilt();
-        return new LlamaServer(slots, ctxPerSlot);
+        return new LlamaServer(slots, ctxPerSlot, List.of());
     }
 
-    private LlamaServer(int slots, int ctxPerSlot) throws IOException, InterruptedException {
-        final ProcessBuilder pb = new ProcessBuilder(binary().toString(), "-m", model().toString(), "--alias", MODEL,
+    /**
+     * Starts llama-server as {@link #start} does, with every answer held to a GBNF grammar (the
+     * server's default for requests that bring none): once the grammar is complete only the
+     * end-of-sequence token may follow, so the random model stops on EOS as a trained model does,
+     * counting it in {@code completion_tokens} and sending no text for it.
+     */
+    public static LlamaServer stoppingOnEos(int slots, int ctxPerSlot, String grammar) throws IOException, InterruptedException {
+        assumeBuilt();
+        return new LlamaServer(slots, ctxPerSlot, List.of("--grammar", grammar));
+    }
+
+    private LlamaServer(int slots, int ctxPerSlot, List<String> extra) throws IOException, InterruptedException {
+        final List<String> command = new ArrayList<>(List.of(binary().toString(), "-m", model().toString(), "--alias", MODEL,
                 "--host", "127.0.0.1", "--port", "0", "-np", String.valueOf(slots), "-c", String.valueOf(slots * ctxPerSlot),
-                "--no-kv-unified", "-t", "1", "--metrics", "--slots", "--no-webui").redirectErrorStream(true);
+                "--no-kv-unified", "-t", "1", "--metrics", "--slots", "--no-webui"));
+        command.addAll(extra);
+        final ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         process = pb.start();
         final CompletableFuture<String> address = new CompletableFuture<>();
         final Thread reader = new Thread(() -> {

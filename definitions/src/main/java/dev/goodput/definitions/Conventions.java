@@ -11,7 +11,8 @@ import dev.goodput.contract.Contract;
  *
  * <ul>
  * <li><b>Goodput</b>: the clock starts at the intended send time (no coordinated omission); TTFT
- * ends at the first content chunk; E2E at the last content chunk; TPOT = (E2E - TTFT) / (tokens -
+ * ends at the first content chunk; E2E at the end of generation (the stream's finish, see
+ * {@link Definitions#generationEnd}); TPOT = (E2E - TTFT) / (tokens -
  * 1), undefined below 2 tokens, where it cannot miss its objective; a good request also passes the
  * quality floor. Percentiles: HdrHistogram's {@code valueAtPercentile}.</li>
  * <li><b>vLLM {@code bench serve}</b>: the clock starts when the request is actually sent; TTFT
@@ -79,7 +80,7 @@ public final class Conventions {
 
     static Measures goodput(Times r, long[] arrivals) {
         final long ttft = Definitions.ttft(r.intendedUs(), r.firstChunkUs());
-        final long e2e = Definitions.e2e(r.intendedUs(), r.lastChunkUs());
+        final long e2e = Definitions.e2e(r.intendedUs(), Definitions.generationEnd(r.lastChunkUs(), r.lastChoiceUs()));
         return new Measures(ttft, e2e, Definitions.tpot(e2e, ttft, r.outputTokens()), Definitions.itlGaps(arrivals), r.outputTokens());
     }
 

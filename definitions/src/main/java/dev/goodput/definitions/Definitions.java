@@ -27,9 +27,23 @@ public final class Definitions {
         return firstAnswerUs - intendedUs;
     }
 
-    /** E2E: last content chunk minus the intended send time. */
-    public static long e2e(long intendedUs, long lastChunkUs) {
-        return lastChunkUs - intendedUs;
+    /** E2E: the end of generation ({@link #generationEnd}) minus the intended send time. */
+    public static long e2e(long intendedUs, long generationEndUs) {
+        return generationEndUs - intendedUs;
+    }
+
+    /**
+     * Where a request's generation ends: at the stream's finish, the last stream event that carries a
+     * choice ({@code lastChoiceUs}: the chunk with {@code finish_reason}, with or without text), when
+     * it was recorded, else at the last content chunk. An engine counts its end-of-sequence token
+     * among the output tokens and sends no text for it; the finish chunk comes after that decode
+     * step, so (E2E - TTFT) spans every one of the (output tokens - 1) gaps TPOT divides by. A
+     * usage-only event ({@code choices: []}) and {@code [DONE]} are transport, not generation, and
+     * are never a choice. vLLM's {@code bench serve} ends its latency at the same event. -1 when not
+     * recorded (spans, events of builds before the field).
+     */
+    public static long generationEnd(long lastChunkUs, long lastChoiceUs) {
+        return Math.max(lastChunkUs, lastChoiceUs);
     }
 
     /** Dispatch lateness: actual minus intended send time (the generator's own delay). */
@@ -54,7 +68,9 @@ public final class Definitions {
     }
 
     /**
-     * TPOT (vLLM): (E2E - TTFT) / (output tokens - 1); NaN for fewer than 2 output tokens, where it
+     * TPOT (vLLM): (E2E - TTFT) / (output tokens - 1), E2E ending at the end of generation, so a
+     * model that stops on its end-of-sequence token (counted in output tokens, sent without text)
+     * has its last decode step inside the span; NaN for fewer than 2 output tokens, where it
      * is undefined (such requests are judged on TTFT and E2E only, see {@link #failedObjectives}).
      */
     public static double tpot(long e2eUs, long ttftUs, int outputTokens) {

@@ -34,7 +34,8 @@ public final class EngineAccount {
 
     /**
      * Client TPOT over engine decode time per gap, token-weighted over a set of requests: the sum of
-     * the client's decode spans (last content chunk minus first, {@code n - 1} gaps each) over the sum of
+     * the client's decode spans (end of generation minus first content chunk, {@code n - 1} gaps each, the
+     * end-of-sequence step included) over the sum of
      * the engine's {@code predicted_ms} (the same gaps). 1 when the two clocks agree; NaN with no engine time.
      */
     public static double tpotRatio(long clientDecodeSpanUs, double enginePredictedMs) {

@@ -33,6 +33,21 @@ class DefinitionsTest {
     }
 
     @Test
+    void generationEndsAtTheStreamsFinishSoTpotSpansTheEndOfSequenceStep() {
+        // llama.cpp, a model that stops on EOS: 4 text chunks 10 ms apart from 100 ms, the EOS decode step,
+        // then the finish chunk (no text) at 140 ms; completion_tokens 5 counts the EOS token
+        final long end = Definitions.generationEnd(130_000, 140_000);
+        assertThat(end).isEqualTo(140_000);
+        final long ttft = Definitions.ttft(0, 100_000);
+        assertThat(Definitions.tpot(Definitions.e2e(0, end), ttft, 5)).isEqualTo(10_000.0);
+        // ending at the last text chunk would read 7.5 ms (3 gaps over 4), and 0 for a one-word answer of 2 tokens
+        assertThat(Definitions.tpot(Definitions.e2e(0, 100_000), ttft, 2)).isZero();
+        assertThat(Definitions.tpot(Definitions.e2e(0, Definitions.generationEnd(100_000, 112_000)), ttft, 2)).isEqualTo(12_000.0);
+        // no finish recorded (spans, older events): the last content chunk
+        assertThat(Definitions.generationEnd(130_000, -1)).isEqualTo(130_000);
+    }
+
+    @Test
     void itlIsEveryGapBetweenConsecutiveChunks() {
         assertThat(Definitions.itlGaps(new long[] {10, 25, 45, 46})).containsExactly(15, 20, 1);
         assertThat(Definitions.itlGaps(new long[] {10})).isEmpty();

@@ -18,6 +18,8 @@ import dev.goodput.avro.ServerTimings;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.EngineAccount;
 import dev.goodput.definitions.Micros;
+import dev.goodput.records.Generation;
+import dev.goodput.records.ServerCounts;
 
 /**
  * The engine's own account beside the client's, per scenario, from the measured requests whose
@@ -31,7 +33,7 @@ final class EngineTable {
     /** One scenario's reconciliation. */
     record Row(String scenarioId, long requests, long withTimings, long outputTokensEqual, double tpotRatio,
                double decodePerGapP50Us, double perTokenP50Us, long ttftP50Us, long prefillP50Us, long beforePrefillP50Us,
-               long beforePrefillP99Us, Integer templateTokens, long promptsOff, long resends) {
+               long beforePrefillP99Us, Integer templateTokens, long promptsOff, long promptsNotCounted, long resends) {
     }
 
     private EngineTable() {
@@ -60,6 +62,7 @@ final class EngineTable {
         long clientSpanUs = 0;
         double enginePredictedMs = 0;
         long off = 0;
+        long notCounted = 0;
         long resends = 0;
         final List<Double> perGap = new ArrayList<>();
         final List<Double> perToken = new ArrayList<>();
@@ -70,8 +73,11 @@ final class EngineTable {
             if (e.getResends() != null) {
                 resends += e.getResends();
             }
-            if (e.getIntendedPromptTokens() != null && EngineAccount.promptOff(e.getIntendedPromptTokens(),
-                    template == null ? 0 : template, e.getPromptTokens())) {
+            final Integer counted = ServerCounts.promptTokens(e);
+            if (e.getIntendedPromptTokens() != null && counted == null) {
+                notCounted++;
+            } else if (e.getIntendedPromptTokens() != null && EngineAccount.promptOff(e.getIntendedPromptTokens(),
+                    template == null ? 0 : template, counted)) {
                 off++;
             }
             final ServerTimings t = e.getServerTimings();
@@ -87,7 +93,7 @@ final class EngineTable {
             prefill.add(Math.round(t.getPromptMs() * 1000));
             before.add(EngineAccount.beforePrefillUs(ttftUs, t.getPromptMs()));
             if (t.getPredictedN() >= 2 && e.getLastChunkTimeUs() != null) {
-                clientSpanUs += Micros.of(e.getLastChunkTimeUs()) - Micros.of(e.getFirstChunkTimeUs());
+                clientSpanUs += Generation.endUs(e) - Micros.of(e.getFirstChunkTimeUs());
                 enginePredictedMs += t.getPredictedMs();
                 perGap.add(EngineAccount.decodePerGapUs(t.getPredictedMs(), t.getPredictedN()));
                 perToken.add(t.getPredictedMs() * 1000 / t.getPredictedN());
@@ -95,7 +101,7 @@ final class EngineTable {
         }
         return new Row(scenario, events.size(), withTimings, equal, EngineAccount.tpotRatio(clientSpanUs, enginePredictedMs),
                 median(perGap), median(perToken), (long) median(ttft), (long) median(prefill), (long) median(before),
-                nearestRank(before, 99), template, off, resends);
+                nearestRank(before, 99), template, off, notCounted, resends);
     }
 
     private static double median(List<? extends Number> values) {
@@ -115,11 +121,11 @@ final class EngineTable {
         final Csv csv = new Csv(List.of("scenario_id", "requests", "with_engine_timings", "output_tokens_equal",
                 "client_tpot_over_engine_decode_per_gap", "engine_decode_per_gap_p50_us", "engine_predicted_per_token_p50_us",
                 "ttft_p50_us", "engine_prompt_p50_us", "before_prefill_p50_us", "before_prefill_p99_us", "chat_template_tokens",
-                "prompts_off_over_5pct", "resends"));
+                "prompts_off_over_5pct", "prompts_not_counted", "resends"));
         for (Row r : rows) {
             csv.row(Arrays.asList(r.scenarioId(), r.requests(), r.withTimings(), r.outputTokensEqual(), r.tpotRatio(),
                     r.decodePerGapP50Us(), r.perTokenP50Us(), r.ttftP50Us(), r.prefillP50Us(), r.beforePrefillP50Us(),
-                    r.beforePrefillP99Us(), r.templateTokens(), r.promptsOff(), r.resends()));
+                    r.beforePrefillP99Us(), r.templateTokens(), r.promptsOff(), r.promptsNotCounted(), r.resends()));
         }
         return csv.toString();
     }
@@ -136,7 +142,7 @@ final class EngineTable {
                 + " predicted_n and reads n/(n-1) lower.</p>\n<table id=\"engine\"><thead><tr><th>scenario</th><th>requests</th>"
                 + "<th>with engine timings</th><th>output tokens equal</th><th>client TPOT / engine decode per gap</th>"
                 + "<th>engine decode per gap p50</th><th>llama.cpp per token p50</th><th>TTFT p50</th><th>engine prompt p50</th>"
-                + "<th>before prefill p50 / p99</th><th>template tokens</th><th>prompts off &gt; 5 %</th><th>resent</th>"
+                + "<th>before prefill p50 / p99</th><th>template tokens</th><th>prompts off &gt; 5 %</th><th>prompts not counted</th><th>resent</th>"
                 + "</tr></thead><tbody>\n");
         for (Row r : rows) {
             h.append("<tr data-scenario=\"").append(html(r.scenarioId())).append("\"><td>").append(html(r.scenarioId())).append("</td>");
@@ -151,6 +157,7 @@ final class EngineTable {
             HtmlPage.cell(h, "before_prefill", r.withTimings() == 0 ? "-" : ms(r.beforePrefillP50Us()) + " / " + ms(r.beforePrefillP99Us()));
             HtmlPage.cell(h, "template", r.templateTokens() == null ? "-" : num(r.templateTokens()));
             HtmlPage.cell(h, "prompts_off", r.promptsOff());
+            HtmlPage.cell(h, "prompts_not_counted", r.promptsNotCounted());
             HtmlPage.cell(h, "resends", r.resends());
             h.append("</tr>\n");
         }

@@ -59,6 +59,29 @@ class EngineTableTest {
     }
 
     @Test
+    void aModelThatStopsOnEndOfSequenceIsTimedToItsFinish() {
+        // llama.cpp: 9 text chunks 20 ms apart, then the EOS step (20 ms) and a finish chunk without text;
+        // completion_tokens and predicted_n are 10, predicted_ms spans 9 gaps
+        final RequestEvent base = request("e", 0, 100, 10, 20, new ServerTimings(64, 30.0, 10, 180.0, 0, null), 64, 64);
+        final RequestEvent eos = RequestEvent.newBuilder(base).setContentChunks(9)
+                .setLastChunkTimeUs(base.getFirstChunkTimeUs().plusMillis(160))
+                .setLastChoiceTimeUs(base.getFirstChunkTimeUs().plusMillis(180))
+                .setCompletionTimeUs(base.getFirstChunkTimeUs().plusMillis(181)).build();
+        assertThat(EngineTable.row("s", List.of(eos), null).tpotRatio()).isCloseTo(1.0, within(1e-9));
+    }
+
+    @Test
+    void promptsTheServerDidNotCountAreLeftOutOfThePromptCheck() {
+        // a timeout: no usage, so prompt_tokens is the generator's own 32, which the template's 28 would put "off"
+        final RequestEvent timedOut = RequestEvent.newBuilder(request("t", 0, 100, 2, 10, null, 32, 32))
+                .setStatus(RequestStatus.TIMEOUT).setOutputTokensSource(TokenCountSource.CHUNK_COUNT).build();
+        final EngineTable.Row r = EngineTable.row("s", List.of(timedOut, request("a", 0, 100, 8, 10, null, 32, 60)), 28);
+        assertThat(r.promptsOff()).isZero();
+        assertThat(r.promptsNotCounted()).isEqualTo(1);
+        assertThat(EngineTable.csv(List.of(r))).contains("prompts_not_counted");
+    }
+
+    @Test
     void noEngineTimingsNoSection() {
         final EngineTable.Row r = EngineTable.row("s", List.of(request("a", 0, 100, 8, 10, null, 64, 64)), null);
         final StringBuilder h = new StringBuilder();

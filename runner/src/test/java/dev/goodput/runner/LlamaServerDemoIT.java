@@ -73,6 +73,48 @@ class LlamaServerDemoIT {
         }
     }
 
+    /**
+     * A model that stops on its end-of-sequence token, as every trained model does: the engine counts
+     * the EOS token in {@code completion_tokens} and sends no text for it. (A grammar holds the random
+     * model to a fixed answer; once it is complete only EOS may follow.) TPOT must span that last
+     * decode step: the client's decode time over the engine's per gap is 1, and no answer of three or
+     * more tokens reads a TPOT of 0.
+     */
+    @Test
+    void aModelThatStopsOnEndOfSequenceIsTimedToItsLastDecodeStep(@TempDir Path dir) throws Exception {
+        try (LlamaServer server = LlamaServer.stoppingOnEos(2, 2048, "root ::= \" Paris is a big old city\"")) {
+            final Path matrix = dir.resolve("matrix.yaml");
+            Files.writeString(matrix, "prompt_tokens: [64]\noutput_tokens: [32]\nconcurrency: [2]\ncache: [cold]\nduration_s: 10\n");
+            final Path contract = dir.resolve("contract.yaml");
+            Files.writeString(contract, Files.readString(Path.of("../engine/contract.yaml"))
+                    .replace("name: tiny-llama2 ", "name: " + LlamaServer.MODEL + " ")
+                    .replace("../config/corpus/prompts.jsonl", Path.of("../config/corpus/prompts.jsonl").toAbsolutePath().toString()));
+            try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
+                    "--report-dir", dir.resolve("reports").toString(), "--contract", contract.toString(), "--matrix", matrix.toString(),
+                    "--prices", "../config/prices.yaml", "--target", server.v1(), "--duration", "20s")) {
+                assertThat(demo.waitForExit()).as(demo.output()).isZero();
+                final Path bundle = Files.list(dir.resolve("reports")).findFirst().orElseThrow();
+                final ObjectMapper json = new ObjectMapper();
+                final List<JsonNode> ok = new java.util.ArrayList<>();
+                for (String l : Files.readAllLines(bundle.resolve("requests.jsonl"))) {
+                    if (!l.isBlank() && json.readTree(l).path("status").asText().equals("OK") && !json.readTree(l).path("warmup").asBoolean()) {
+                        ok.add(json.readTree(l));
+                    }
+                }
+                assertThat(ok).hasSizeGreaterThan(5).allSatisfy(r -> {
+                    // the engine stopped on EOS: it counted one token more than it sent text for
+                    assertThat(r.get("output_tokens").asInt()).as(r.toString()).isGreaterThanOrEqualTo(3)
+                            .isEqualTo(r.get("content_chunks").asInt() + 1).isEqualTo(r.get("engine_predicted_n").asInt());
+                    assertThat(r.get("last_choice_time_us").asLong()).as(r.toString()).isGreaterThan(r.get("last_chunk_time_us").asLong());
+                    assertThat(r.get("tpot_us").asDouble()).as(r.toString()).isPositive();
+                });
+                final Map<String, String> first = Csv.read(bundle.resolve("engine.csv")).get(0);
+                assertThat(Double.parseDouble(first.get("client_tpot_over_engine_decode_per_gap"))).as(first.toString())
+                        .isCloseTo(1.0, within(0.05));
+            }
+        }
+    }
+
     /** The bundle's CSV files: a header row, then rows (no quoted commas in the columns read here). */
     private static final class Csv {
         static List<Map<String, String>> read(Path file) throws java.io.IOException {

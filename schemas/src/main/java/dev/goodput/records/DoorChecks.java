@@ -102,6 +102,10 @@ public final class DoorChecks {
             if (last > completion) {
                 return new Problem("chunk_after_completion", "last chunk " + (last - completion) + " us after completion");
             }
+            if (r.getLastChoiceTimeUs() != null && Micros.of(r.getLastChoiceTimeUs()) > completion) {
+                return new Problem("chunk_after_completion", "stream finish " + (Micros.of(r.getLastChoiceTimeUs()) - completion)
+                        + " us after completion");
+            }
         }
         return null;
     }

@@ -10,6 +10,7 @@ import dev.goodput.contract.Contract;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.Micros;
 import dev.goodput.definitions.WindowTotals;
+import dev.goodput.records.Generation;
 
 /**
  * A finished request's verdict and the sample its window aggregates take from it. Every figure
@@ -39,7 +40,7 @@ final class Verdicts {
                 && r.getLastChunkTimeUs() != null;
         final long intended = Micros.of(r.getIntendedSendTimeUs());
         final long ttft = ok ? Definitions.ttft(intended, Micros.of(r.getFirstChunkTimeUs())) : Definitions.UNDEFINED;
-        final long e2e = ok ? Definitions.e2e(intended, Micros.of(r.getLastChunkTimeUs())) : Definitions.UNDEFINED;
+        final long e2e = ok ? Definitions.e2e(intended, Generation.endUs(r)) : Definitions.UNDEFINED;
         final long ttfat = ok && r.getFirstAnswerTimeUs() != null
                 ? Definitions.timeToFirstAnswer(intended, Micros.of(r.getFirstAnswerTimeUs())) : Definitions.UNDEFINED;
         final double tpot = ok ? Definitions.tpot(e2e, ttft, r.getOutputTokens()) : Double.NaN;

@@ -52,6 +52,8 @@ class DoorChecksTest {
         assertThat(reason(ok().setIntendedSendTimeUs(Instant.parse("1970-01-01T00:00:01Z")).build())).isEqualTo("duration_out_of_range");
         assertThat(reason(ok().setLastChunkTimeUs(SEND.plusMillis(50)).build())).isEqualTo("chunks_out_of_order");
         assertThat(reason(ok().setLastChunkTimeUs(SEND.plusMillis(950)).build())).isEqualTo("chunk_after_completion");
+        assertThat(reason(ok().setLastChoiceTimeUs(SEND.plusMillis(901)).build())).isNull();
+        assertThat(reason(ok().setLastChoiceTimeUs(SEND.plusMillis(950)).build())).isEqualTo("chunk_after_completion");
         assertThat(reason(ok().setContentChunks(101).build())).isEqualTo("content_chunks_out_of_range");
         assertThat(reason(ok().setContentChunks(-1).build())).isEqualTo("content_chunks_out_of_range");
         // a failed request has no chunk times to check

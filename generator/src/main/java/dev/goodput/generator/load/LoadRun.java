@@ -28,6 +28,7 @@ import dev.goodput.capture.tokens.PromptSizer;
 import dev.goodput.contract.load.Corpus;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.EngineAccount;
+import dev.goodput.records.ServerCounts;
 import dev.goodput.definitions.Micros;
 import dev.goodput.definitions.ServingSummary;
 import dev.goodput.definitions.SloFlags;
@@ -217,8 +218,10 @@ public final class LoadRun {
             fingerprint = exec.fingerprint();
         }
         final Integer template = s.preparation().chatTemplateTokens();
-        if (e.getIntendedPromptTokens() != null && EngineAccount.promptOff(e.getIntendedPromptTokens(),
-                template == null ? 0 : template, e.getPromptTokens())) {
+        // only where the server counted the prompt: a timed-out request's prompt_tokens is the generator's own size
+        final Integer counted = ServerCounts.promptTokens(e);
+        if (e.getIntendedPromptTokens() != null && counted != null && EngineAccount.promptOff(e.getIntendedPromptTokens(),
+                template == null ? 0 : template, counted)) {
             promptOffExample = e.getIntendedPromptTokens() + " intended, " + e.getPromptTokens() + " counted by the server";
             promptsOff.increment();
         }

@@ -10,6 +10,7 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.contract.Contract;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.Micros;
+import dev.goodput.records.Generation;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -94,7 +95,7 @@ public final class RunStats {
         }
         final long intended = Micros.of(e.getIntendedSendTimeUs());
         final long ttftUs = Definitions.ttft(intended, Micros.of(e.getFirstChunkTimeUs()));
-        final long e2eUs = Definitions.e2e(intended, Micros.of(e.getLastChunkTimeUs()));
+        final long e2eUs = Definitions.e2e(intended, Generation.endUs(e));
         final double tpotUs = Definitions.tpot(e2eUs, ttftUs, e.getOutputTokens());
         measuredOk.increment();
         measuredInputTokens.add(e.getPromptTokens());
