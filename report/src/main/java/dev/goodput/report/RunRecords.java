@@ -103,6 +103,9 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         final String id = runId != null ? runId : runs.stream().max(Comparator.comparing(RunSummary::getEndedUs))
                 .map(RunSummary::getRunId).orElseThrow(() -> new IllegalStateException(
                         "no run on " + Topics.RUNS.name() + ": run the generator first, or pass --run-id"));
+        // the run's contracts, as its generators stated them: an event of another contract is refused, as the app refuses it
+        final Set<String> contracts = runs.stream().filter(r -> r.getRunId().equals(id)).map(RunSummary::getContractId)
+                .collect(Collectors.toSet());
         final Map<String, Long> refused = new TreeMap<>();
         final List<RequestEvent> admitted = new ArrayList<>();
         final Set<String> ids = new HashSet<>();
@@ -112,7 +115,8 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                         return;
                     }
                     // warm-up events are no part of any figure: the streams-app drops them before its checks
-                    final DoorChecks.Problem p = e.getWarmup() ? null : DoorChecks.request(e, logMs, maxChunks);
+                    final DoorChecks.Problem p = e.getWarmup() ? null : contracts.isEmpty() ? DoorChecks.request(e, logMs, maxChunks)
+                            : DoorChecks.request(e, logMs, maxChunks, contracts);
                     if (p != null) {
                         refused.merge(p.reason(), 1L, Long::sum);
                     } else if (!ids.add(e.getRequestId())) {
@@ -133,8 +137,10 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                     if (!t.getRunId().equals(r.runId()) || t.getWarmup()) {
                         return;
                     }
+                    final DoorChecks.Problem foreign = contracts.isEmpty() ? null : DoorChecks.contract(t.getContractId(), contracts);
                     for (TokenEvent c : TokenRuns.chunks(t)) {
-                        final DoorChecks.Problem p = DoorChecks.token(c.getChunkIndex(), Micros.of(c.getArrivalTimeUs()), logMs, maxChunks);
+                        final DoorChecks.Problem p = foreign != null ? foreign
+                                : DoorChecks.token(c.getChunkIndex(), Micros.of(c.getArrivalTimeUs()), logMs, maxChunks);
                         if (p != null) {
                             refused.merge(p.reason(), 1L, Long::sum);
                         } else if (!chunks.add(c)) {

@@ -1,6 +1,7 @@
 package dev.goodput.records;
 
 import java.util.Collection;
+import java.util.Set;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
@@ -68,6 +69,26 @@ public final class DoorChecks {
                     + " (twice the contracts' output cap)");
         }
         return null;
+    }
+
+    /** Why an event of contract {@code contractId} cannot be taken by a reader started with {@code known}, or null. */
+    public static Problem contract(String contractId, Set<String> known) {
+        return known.contains(contractId) ? null : unknownContract(contractId);
+    }
+
+    /** The refusal of an event whose contract the reader was not started with. */
+    public static Problem unknownContract(String contractText) {
+        return new Problem("unknown_contract", "contract " + contractText + " is not one this app was started with");
+    }
+
+    /**
+     * Why a request event cannot be taken by a reader of the contracts {@code known}: its contract,
+     * then impossible times or counts, then its time against its log time; or null. The streams-app
+     * and the report both call this, so a report never counts what the app refused.
+     */
+    public static Problem request(RequestEvent r, long recordMs, int maxChunks, Set<String> known) {
+        final Problem c = contract(r.getContractId(), known);
+        return c != null ? c : request(r, recordMs, maxChunks);
     }
 
     /** Why a request event cannot be taken: impossible times or counts, then its time against its log time; or null. */

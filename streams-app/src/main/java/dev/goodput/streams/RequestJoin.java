@@ -72,8 +72,8 @@ final class RequestJoin {
         if (s == null) {
             final String contractId = token.knownContract();
             if (contractId == null) {
-                outcomes.refuse(token.record(), "unknown_contract", "contract " + token.contractText()
-                        + " is not one this app was started with");
+                final DoorChecks.Problem unknown = DoorChecks.unknownContract(token.contractText());
+                outcomes.refuse(token.record(), unknown.reason(), unknown.message());
                 return;
             }
             s = new RequestState();
@@ -82,8 +82,8 @@ final class RequestJoin {
             inflight.add(id, s);
         } else if (!token.contractIs(s.contractId)) {
             if (token.knownContract() == null) {
-                outcomes.refuse(token.record(), "unknown_contract", "contract " + token.contractText()
-                        + " is not one this app was started with");
+                final DoorChecks.Problem unknown = DoorChecks.unknownContract(token.contractText());
+                outcomes.refuse(token.record(), unknown.reason(), unknown.message());
             } else {
                 outcomes.refuse(token.record(), "mixed_contracts", "request " + id + " has events of contracts " + s.contractId
                         + " and " + token.contractText());
@@ -138,12 +138,7 @@ final class RequestJoin {
             inflight.forget(id);
             return;
         }
-        if (!config.contracts().containsKey(r.getContractId())) {
-            outcomes.refuse(record, "unknown_contract", "contract " + r.getContractId() + " is not one this app was started with");
-            inflight.forget(id);
-            return;
-        }
-        final DoorChecks.Problem bad = DoorChecks.request(r, record.timestamp(), maxChunks);
+        final DoorChecks.Problem bad = DoorChecks.request(r, record.timestamp(), maxChunks, config.contracts().keySet());
         if (bad != null) {
             outcomes.refuse(record, bad.reason(), bad.message());
             inflight.forget(id);

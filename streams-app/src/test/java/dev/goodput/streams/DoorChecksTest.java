@@ -45,6 +45,18 @@ class DoorChecksTest {
     }
 
     @Test
+    void anEventOfAnotherContractIsRefusedByTheSameFunctionInTheAppAndTheReport() {
+        final RequestEvent r = ok().build();
+        assertThat(DoorChecks.request(r, 0, 100, java.util.Set.of(r.getContractId()))).isNull();
+        final DoorChecks.Problem p = DoorChecks.request(r, 0, 100, java.util.Set.of("d".repeat(64)));
+        assertThat(p.reason()).isEqualTo("unknown_contract");
+        assertThat(p.message()).contains(r.getContractId());
+        // the contract first: an event of another contract is refused as such, whatever else is wrong with it
+        assertThat(DoorChecks.request(ok().setContentChunks(-1).build(), 0, 100, java.util.Set.of("d".repeat(64))).reason())
+                .isEqualTo("unknown_contract");
+    }
+
+    @Test
     void impossibleTimesAndCountsAreNamed() {
         assertThat(reason(ok().build())).isNull();
         assertThat(reason(ok().setFirstChunkTimeUs(SEND.minusSeconds(3)).build())).isEqualTo("first_chunk_before_send");
