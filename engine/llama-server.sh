@@ -58,7 +58,7 @@ model="$cache/models/tiny-llama2.gguf"
 stamp="$(sha256sum "$here/tiny_llama_gguf.py" | cut -c1-16)"
 if [ ! -f "$model" ] || [ "$(cat "$model.stamp" 2>/dev/null)" != "$stamp" ]; then
   py="${PYTHON:-python3}"
-  "$py" -c 'import numpy' 2>/dev/null || "$py" -m pip install -q numpy
+  "$py" -c 'import numpy' 2>/dev/null || PIP_RETRIES="${PIP_RETRIES:-0}" "$py" -m pip install -q numpy
   mkdir -p "$cache/models"
   PYTHONPATH="$src/gguf-py" "$py" "$here/tiny_llama_gguf.py" \
     --vocab "$src/models/ggml-vocab-llama-spm.gguf" --out "$model.tmp"
@@ -70,7 +70,7 @@ fi
 tok="$cache/models/llama2-tokenizer.json"
 if [ ! -f "$tok" ]; then
   py="${PYTHON:-python3}"
-  "$py" -c "import tokenizers" 2>/dev/null || "$py" -m pip install -q tokenizers || log "no tokenizers package: the vocab check is skipped"
+  "$py" -c "import tokenizers" 2>/dev/null || PIP_RETRIES="${PIP_RETRIES:-0}" "$py" -m pip install -q tokenizers || log "no tokenizers package: the vocab check is skipped"
   PYTHONPATH="$src/gguf-py" "$py" "$here/spm_tokenizer_json.py" \
     --vocab "$src/models/ggml-vocab-llama-spm.gguf" --out "$tok.tmp"
   mv "$tok.tmp" "$tok"

@@ -41,8 +41,9 @@ class LongRequestsReplayIT {
     @Test
     void thirtySecondRequestsLiveAndTwoReplaysGiveByteIdenticalFinalWindows(@TempDir Path dir) throws Exception {
         try (LiveRun run = new LiveRun(KAFKA.kafka(), dir)) {
-            // 150 ms per decode step, 200 output tokens: each request streams for about 30 s
-            run.generate(SimConfig.defaults().withStep(150_000, 0), Duration.ofSeconds(120), Duration.ofSeconds(30),
+            // 150 ms per decode step, 200 output tokens: each request streams for about 30 s. The request and stall
+            // timeouts are far above that, so a loaded machine that slows the streams makes the test slower, not red
+            run.generate(SimConfig.defaults().withStep(150_000, 0), Duration.ofSeconds(600), Duration.ofSeconds(600),
                     new Scenario(64, 200, 1.5, null, "cold"), RUN, 12.0);
             // the generator ticked for a window and its grace, then marked the end of the run: every window closes
             final List<RequestEvent> requests = requests(run.client);
@@ -54,7 +55,7 @@ class LongRequestsReplayIT {
             final long gaps = requests.stream().filter(r -> r.getStatus() == RequestStatus.OK)
                     .mapToLong(r -> r.getContentChunks() - 1).sum();
             final Map<String, byte[]> liveFinals = run.awaitFinals(Topics.WINDOW_STATS.name(), 1, requests.size(),
-                    Duration.ofSeconds(120));
+                    Duration.ofSeconds(300));
             run.streams.close(Duration.ofSeconds(30));
             final Map<String, WindowStats> decoded = ResultTopics.decode(run.client, liveFinals);
             assertThat(decoded.values().stream().mapToLong(WindowStats::getRequestsTotal).sum())
@@ -66,7 +67,7 @@ class LongRequestsReplayIT {
             for (String replay : List.of("first", "second")) {
                 assertThat(run.replay(replay, RUN, "--prices", "../config/prices.yaml")).isZero();
                 final Map<String, byte[]> finals = run.awaitFinals(Topics.WINDOW_STATS.name() + "." + replay, 1,
-                        requests.size(), Duration.ofSeconds(120));
+                        requests.size(), Duration.ofSeconds(300));
                 assertThat(finals.keySet()).as("windows of the %s replay", replay).isEqualTo(liveFinals.keySet());
                 for (String k : liveFinals.keySet()) {
                     assertThat(HexFormat.of().formatHex(finals.get(k))).as("%s replay, window %s", replay, k)
