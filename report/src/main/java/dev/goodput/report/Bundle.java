@@ -326,6 +326,8 @@ public final class Bundle {
                 + " scenarios are split between them and idle time between scenarios is charged to none");
         a.put("idle_seconds_between_scenarios", ChargedTime.idleSeconds(ChargedTime.spans(r.run().runs())));
         a.put("latency_objectives_ms", r.contract().canonical().get("latency_objectives"));
+        a.put("judged_by", r.judging().json());
+        a.put("what_if", r.judging().against(r.contract()));
         a.put("quality", r.contract().canonical().get("quality"));
         a.put("percentile", "HdrHistogram valueAtPercentile over merged histograms (microseconds, 3 significant digits);"
                 + " early stopping: MLPerf LoadGen's rule at the 99th percentile with 99% confidence on exact per-request values");
@@ -341,6 +343,7 @@ public final class Bundle {
         m.put("replay_id", r.run().replayId());
         m.put("contract_id", r.contract().id());
         m.put("contract", r.contract().canonical());
+        m.put("judged_by", r.judging().json());
         final List<Map<String, Object>> scenarios = new ArrayList<>();
         r.scenarios().forEach(s -> scenarios.add(scenario(s)));
         m.put("scenarios", scenarios);

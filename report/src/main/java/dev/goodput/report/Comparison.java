@@ -68,6 +68,7 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
         final List<ContractDiff.Difference> differences = new ArrayList<>();
         if (sa.peer() == null && sb.peer() == null) {
             differences.addAll(ContractDiff.of(sa.contract(), sb.contract()));
+            differences.addAll(judging(sa.summary().path("judged_by"), sb.summary().path("judged_by")));
         } else {
             notes.add("contracts: " + (sa.peer() != null && sb.peer() != null ? "neither side" : sa.peer() != null ? "A" : "B")
                     + " records one, so the workloads cannot be checked field by field: compare runs of the same model, lengths and load");
@@ -99,6 +100,24 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
             }
         }
         return new Comparison(sa.name(), sb.name(), differences, rows, notes);
+    }
+
+    /**
+     * The judging of two bundles, field by field: results judged by other objectives, another quality
+     * floor, window or grace are not comparable (a bundle made before judged_by was recorded has none,
+     * and is said to have none).
+     */
+    static List<ContractDiff.Difference> judging(JsonNode a, JsonNode b) {
+        final List<ContractDiff.Difference> out = new ArrayList<>();
+        for (String f : List.of("objectives", "quality_floor", "window_s", "grace_s")) {
+            final String va = a.path(f).isMissingNode() || a.path(f).isNull() ? "not recorded" : a.path(f).asText();
+            final String vb = b.path(f).isMissingNode() || b.path(f).isNull() ? "not recorded" : b.path(f).asText();
+            if (!va.equals(vb)) {
+                out.add(new ContractDiff.Difference("judged_by." + f, va, vb, true,
+                        "the results were judged differently: a good request on one side is not one on the other"));
+            }
+        }
+        return out;
     }
 
     private static Side side(Path p, String scenario) {
@@ -181,9 +200,9 @@ public record Comparison(String nameA, String nameB, List<ContractDiff.Differenc
         sb.append(String.format(Locale.ROOT, "A: %s%nB: %s%n", nameA, nameB));
         final boolean bothBundles = notes.stream().noneMatch(n -> n.startsWith("contracts:"));
         if (differences.isEmpty() && bothBundles) {
-            sb.append("contracts: identical\n");
+            sb.append("contracts and judging: identical\n");
         } else if (!differences.isEmpty()) {
-            sb.append("contracts differ in ").append(differences.size()).append(differences.size() == 1 ? " field:\n" : " fields:\n");
+            sb.append("contracts or judging differ in ").append(differences.size()).append(differences.size() == 1 ? " field:\n" : " fields:\n");
             for (ContractDiff.Difference d : differences) {
                 sb.append(String.format(Locale.ROOT, "  %-40s %s -> %s  (%s)%n", d.field(), d.a(), d.b(), d.why()));
             }

@@ -324,8 +324,13 @@ final class HtmlPage {
                         + " measured span only (warm-up end to its end): a window it shares with another is split between them, a"
                         + " window it barely touches is charged the seconds it used.</li>\n<li id=\"idle\">Idle between scenarios,"
                         + " charged to none: ").append(num(ChargedTime.idleSeconds(ChargedTime.spans(r.run().runs())))).append(" s.</li>\n<li>Latency objectives: ")
-                .append(html(objectives(r.contract().objectives()))).append("; quality floor ")
-                .append(r.contract().quality().floor()).append("; warm-up ").append(r.contract().arrival().warmupS())
+                .append(html(objectives(r.judging().objectives()))).append("; quality floor ")
+                .append(r.judging().qualityFloor()).append(r.judging().recorded() ? " (as the windows recorded them)"
+                        : " (the contract's: these windows did not record what judged them)")
+                .append(r.judging().against(r.contract()).isEmpty() ? "" : "</li>\n<li id=\"what-if\" class=\"warn\">What-if: judged by"
+                        + " other objectives than the contract's: " + html(String.join("; ", r.judging().against(r.contract()))))
+                .append(r.judging().mixed() ? "</li>\n<li class=\"warn\">The windows of this run were judged by more than one set"
+                        + " of objectives: its figures mix them." : "").append("; warm-up ").append(r.contract().arrival().warmupS())
                 .append(" s excluded from results.</li>\n<li id=\"observation\">").append(html(Observation.of(r.contract()))).append("</li>\n");
         final List<String> notSent = r.contract().decoding().notSent();
         if (!notSent.isEmpty()) {

@@ -18,4 +18,9 @@ public record Report(RunRecords run, List<ScenarioSummary> scenarios, ScenarioSu
         final ScenarioSummary total = ScenarioSummary.of("all scenarios", run.runs(), run.windows(), run.costs(), run.verdicts());
         return new Report(run, new ArrayList<>(scenarios), total, contract, contractText, provenance);
     }
+
+    /** What judged the results: the objectives and floor their windows recorded (a what-if's, or the contract's). */
+    public Judging judging() {
+        return Judging.of(run, contract);
+    }
 }

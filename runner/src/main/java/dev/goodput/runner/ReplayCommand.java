@@ -236,9 +236,15 @@ public final class ReplayCommand implements Callable<Integer> {
         final List<String> out = new ArrayList<>();
         for (Contract k : contracts.values()) {
             final Contract.Objectives o = c.objectives(k);
-            diff(out, "TTFT objective", k.objectives().ttftUs().orElse(null), o.ttftUs().orElse(null));
-            diff(out, "TPOT objective", k.objectives().tpotUs().orElse(null), o.tpotUs().orElse(null));
-            diff(out, "E2E objective", k.objectives().e2eUs().orElse(null), o.e2eUs().orElse(null));
+            final List<String> kept = new ArrayList<>();
+            final int before = out.size();
+            diff(out, kept, "TTFT objective", k.objectives().ttftUs().orElse(null), o.ttftUs().orElse(null));
+            diff(out, kept, "TPOT objective", k.objectives().tpotUs().orElse(null), o.tpotUs().orElse(null));
+            diff(out, kept, "E2E objective", k.objectives().e2eUs().orElse(null), o.e2eUs().orElse(null));
+            if (out.size() > before) {
+                // a what-if says what it left as the contract has it, not only what it changed
+                out.addAll(kept);
+            }
             if (c.selection().qualityFloor() != null && c.selection().qualityFloor() != k.quality().floor()) {
                 out.add("quality floor " + k.quality().floor() + " -> " + c.selection().qualityFloor());
             }
@@ -252,9 +258,12 @@ public final class ReplayCommand implements Callable<Integer> {
         return out;
     }
 
-    private static void diff(List<String> out, String what, Long live, Long now) {
+    private static void diff(List<String> out, List<String> kept, String what, Long live, Long now) {
         if (!Objects.equals(live, now)) {
-            out.add(what + " " + (live == null ? "none" : live / 1000.0 + " ms") + " -> " + (now == null ? "none" : now / 1000.0 + " ms"));
+            out.add(what + " " + (live == null ? "none" : live / 1000.0 + " ms") + " -> " + (now == null ? "none" : now / 1000.0 + " ms")
+                    + (now == null ? " (dropped: --goodput names every objective that judges)" : ""));
+        } else if (live != null) {
+            kept.add(what + " " + live / 1000.0 + " ms kept");
         }
     }
 

@@ -50,5 +50,16 @@ class ReplaySettingsTest {
         assertThat(ReplayCommand.differences(live, Map.of(contract.id(), contract), live)).isEmpty();
         assertThat(ReplayCommand.differences(live.withWindow(Duration.ofSeconds(10), live.grace()),
                 Map.of(contract.id(), contract), live)).containsExactly("window 30 s -> 10 s");
+        // the README's what-if: --goodput ttft:100 replaces TTFT, drops TPOT and E2E, and says so
+        final StreamsSettings whatIf = StreamsSettings.apply(live,
+                Map.of("goodput", new dev.goodput.config.Settings.Value("ttft:100", "--goodput")));
+        assertThat(ReplayCommand.differences(whatIf, Map.of(contract.id(), contract), live))
+                .anySatisfy(l -> assertThat(l).startsWith("TTFT objective").endsWith("-> 100.0 ms"))
+                .anySatisfy(l -> assertThat(l).startsWith("TPOT objective").contains("-> none (dropped"))
+                .anySatisfy(l -> assertThat(l).startsWith("E2E objective").contains("-> none (dropped"));
+        final StreamsSettings tighterTtft = StreamsSettings.apply(live,
+                Map.of("goodput", new dev.goodput.config.Settings.Value("ttft:100 tpot:50 e2el:10000", "--goodput")));
+        assertThat(ReplayCommand.differences(tighterTtft, Map.of(contract.id(), contract), live))
+                .contains("TPOT objective 50.0 ms kept", "E2E objective 10000.0 ms kept");
     }
 }

@@ -343,10 +343,11 @@ class ReportIT {
         }
         final String text = captured.toString(StandardCharsets.UTF_8);
         assertThat(code).isZero();
-        assertThat(text).contains("contracts differ in 1 field:").contains("latency_objectives.ttft_ms").contains("500 -> 15")
-                .contains("WARNING: this comparison is unfair");
+        // the contract's objective, and the objectives the results were judged by, which the bundles carry
+        assertThat(text).contains("contracts or judging differ in 2 fields:").contains("latency_objectives.ttft_ms").contains("500 -> 15")
+                .contains("judged_by.objectives").contains("WARNING: this comparison is unfair");
         final String html = Files.readString(dir.resolve("cmp/compare.html"));
-        assertThat(count(html, "<tr data-field=")).isEqualTo(1);
+        assertThat(count(html, "<tr data-field=")).isEqualTo(2);
         assertThat(html).contains("data-field=\"latency_objectives.ttft_ms\" class=\"unfair\"");
         // a 15 ms TTFT objective passes fewer requests than 500 ms under the same load
         final double goodA = good(bundleA);

@@ -10,6 +10,7 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.definitions.Histograms;
 import dev.goodput.definitions.Micros;
+import dev.goodput.definitions.SloFlags;
 import dev.goodput.definitions.WindowTotals;
 import dev.goodput.records.LatencySummaries;
 import dev.goodput.serde.ByteSink;
@@ -37,14 +38,19 @@ final class WindowAgg {
         this.totals = totals;
     }
 
-    WindowStats toAvro(Contract c, long sizeUs, long graceUs, boolean isFinal) {
+    /**
+     * The window as its record, with the judging that made it: {@code objectives} and {@code floor}
+     * are the ones its requests' verdicts applied (the contract's, or a what-if's), so the result
+     * carries them wherever it goes.
+     */
+    WindowStats toAvro(Contract c, long sizeUs, long graceUs, Contract.Objectives objectives, double floor, boolean isFinal) {
         final double seconds = sizeUs / 1e6;
         final WindowTotals t = totals;
         final int gpus = c.hardware().gpuCount();
         return WindowStats.newBuilder()
                 .setContractId(contractId).setScenarioId(scenarioId)
                 .setWindowStartUs(Micros.toInstant(startUs)).setWindowEndUs(Micros.toInstant(startUs + sizeUs)).setIsFinal(isFinal)
-                .setGraceUs(graceUs)
+                .setGraceUs(graceUs).setObjectives(SloFlags.text(objectives)).setQualityFloor(floor)
                 .setGpuType(c.hardware().gpuType()).setGpuCount(gpus)
                 .setPriceKey(c.hardware().priceKey())
                 .setRequestsTotal(t.total()).setRequestsOk(t.ok()).setRequestsError(t.error()).setRequestsTimeout(t.timeout())

@@ -165,7 +165,8 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
             return false;
         }
         final String key = new Keys.Window(a.contractId, a.scenarioId, a.startUs).text();
-        context.forward(new Record<>(key, a.toAvro(c, config.windowUs(), config.graceUs(), isFinal),
+        context.forward(new Record<>(key, a.toAvro(c, config.windowUs(), config.graceUs(), config.objectives(c),
+                config.selection().qualityFloor() != null ? config.selection().qualityFloor() : c.quality().floor(), isFinal),
                 (a.startUs + config.windowUs()) / 1_000 - 1));
         return true;
     }

@@ -49,9 +49,14 @@ class WindowAggTest {
         parts.forEach(p -> merged.totals.add(((Sample.Partial) Sample.CODEC.decode(Sample.CODEC.encode(
                 new Sample.Partial(0, 0, p)))).agg().totals));
         final var c = Fixture.CONTRACT;
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, true)).isEqualTo(whole.toAvro(c, 10_000_000, 5_000_000, true));
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, true).getErrorsByClass()).containsOnlyKeys("http_500", "http_429");
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, true).getLateEvents()).isEqualTo(1);
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true)).isEqualTo(whole.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true));
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getErrorsByClass()).containsOnlyKeys("http_500", "http_429");
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLateEvents()).isEqualTo(1);
+        // the record names the judging that made it: the contract's objectives here, a what-if's when one replaced them
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getObjectives())
+                .isEqualTo(dev.goodput.definitions.SloFlags.text(c.objectives())).isNotEqualTo("none");
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, dev.goodput.contract.Contract.Objectives.ofMillis(100.0, null, null),
+                0.5, true)).extracting(w -> w.getObjectives(), w -> w.getQualityFloor()).containsExactly("ttft:100", 0.5);
     }
 
     @Test
