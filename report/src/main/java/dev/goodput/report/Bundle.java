@@ -16,10 +16,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.LatencySummary;
-import dev.goodput.avro.RequestEvent;
-import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.RunSummary;
-import dev.goodput.avro.ServerTimings;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.definitions.Definitions;
@@ -115,7 +112,7 @@ public final class Bundle {
 
     static String requestsCsv(RunRecords run) {
         final Csv csv = new Csv(REQUEST_COLUMNS);
-        for (Map<String, Object> row : requestRows(run)) {
+        for (Map<String, Object> row : RequestRows.of(run)) {
             csv.row(new ArrayList<>(row.values()));
         }
         return csv.toString();
@@ -124,7 +121,7 @@ public final class Bundle {
     static String requestsJsonl(RunRecords run) throws IOException {
         final StringBuilder sb = new StringBuilder();
         final ObjectMapper compact = new ObjectMapper();
-        for (Map<String, Object> row : requestRows(run)) {
+        for (Map<String, Object> row : RequestRows.of(run)) {
             sb.append(compact.writeValueAsString(row)).append('\n');
         }
         return sb.toString();
@@ -136,57 +133,6 @@ public final class Bundle {
             "output_tokens", "output_tokens_source", "content_chunks", "quality_score", "quality_pass", "ttft_us", "ttfat_us",
             "tpot_us", "e2e_us", "slo_pass", "failed_objectives", "good", "intended_prompt_tokens", "resends", "resend_reason",
             "engine_prompt_n", "engine_prompt_ms", "engine_predicted_n", "engine_predicted_ms", "engine_cache_n");
-
-    /** One row per request event (warm-up included, marked), with its verdict's fields when it has one. */
-    static List<Map<String, Object>> requestRows(RunRecords run) {
-        final Map<String, RequestVerdict> verdicts = new LinkedHashMap<>();
-        run.verdicts().forEach(v -> verdicts.put(v.getRequestId(), v));
-        final List<Map<String, Object>> rows = new ArrayList<>();
-        for (RequestEvent e : run.requests()) {
-            final RequestVerdict v = verdicts.get(e.getRequestId());
-            final Map<String, Object> m = new LinkedHashMap<>();
-            m.put("request_id", e.getRequestId());
-            m.put("scenario_id", e.getScenarioId());
-            m.put("attempt", e.getAttempt());
-            m.put("warmup", e.getWarmup());
-            m.put("status", e.getStatus().name());
-            m.put("error_class", e.getErrorClass());
-            m.put("http_status", e.getHttpStatus());
-            m.put("error_message", e.getErrorMessage());
-            m.put("intended_send_time_us", Micros.of(e.getIntendedSendTimeUs()));
-            m.put("actual_send_time_us", Micros.of(e.getActualSendTimeUs()));
-            m.put("dispatch_lateness_us", Micros.of(e.getActualSendTimeUs()) - Micros.of(e.getIntendedSendTimeUs()));
-            m.put("first_chunk_time_us", e.getFirstChunkTimeUs() == null ? null : Micros.of(e.getFirstChunkTimeUs()));
-            m.put("first_answer_time_us", e.getFirstAnswerTimeUs() == null ? null : Micros.of(e.getFirstAnswerTimeUs()));
-            m.put("last_chunk_time_us", e.getLastChunkTimeUs() == null ? null : Micros.of(e.getLastChunkTimeUs()));
-            m.put("last_choice_time_us", e.getLastChoiceTimeUs() == null ? null : Micros.of(e.getLastChoiceTimeUs()));
-            m.put("completion_time_us", Micros.of(e.getCompletionTimeUs()));
-            m.put("prompt_tokens", e.getPromptTokens());
-            m.put("output_tokens", e.getOutputTokens());
-            m.put("output_tokens_source", e.getOutputTokensSource().name());
-            m.put("content_chunks", e.getContentChunks());
-            m.put("quality_score", e.getQualityScore());
-            m.put("quality_pass", e.getQualityPass());
-            m.put("ttft_us", v == null ? null : v.getTtftUs());
-            m.put("ttfat_us", v == null ? null : v.getTtfatUs());
-            m.put("tpot_us", v == null ? null : v.getTpotUs());
-            m.put("e2e_us", v == null ? null : v.getE2eUs());
-            m.put("slo_pass", v == null ? null : v.getSloPass());
-            m.put("failed_objectives", v == null ? null : String.join(" ", v.getFailedObjectives()));
-            m.put("good", v == null ? null : v.getGood());
-            m.put("intended_prompt_tokens", e.getIntendedPromptTokens());
-            m.put("resends", e.getResends());
-            m.put("resend_reason", e.getResendReason());
-            final ServerTimings t = e.getServerTimings();
-            m.put("engine_prompt_n", t == null ? null : t.getPromptN());
-            m.put("engine_prompt_ms", t == null ? null : t.getPromptMs());
-            m.put("engine_predicted_n", t == null ? null : t.getPredictedN());
-            m.put("engine_predicted_ms", t == null ? null : t.getPredictedMs());
-            m.put("engine_cache_n", t == null ? null : t.getCacheN());
-            rows.add(m);
-        }
-        return rows;
-    }
 
     private static final List<String> PERCENTILE_COLUMNS = List.of("count", "p50_us", "p90_us", "p95_us", "p99_us", "p999_us",
             "max_us", "mean_us");

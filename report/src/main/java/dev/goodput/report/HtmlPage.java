@@ -18,7 +18,6 @@ import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.WindowStats;
@@ -116,7 +115,7 @@ final class HtmlPage {
         generator(h, run);
         EngineTable.section(h, EngineTable.rows(run));
         EngineTimeline.section(h, EngineTimeline.spans(run));
-        assumptions(h, r);
+        AssumptionsSection.write(h, r);
         provenance(h, r);
 
         h.append("<script type=\"application/json\" id=\"goodput-data\">").append(json(PageCharts.of(r)).replace("</", "<\\/"))
@@ -298,46 +297,6 @@ final class HtmlPage {
             h.append("</tr>\n");
         }
         h.append("</tbody></table>\n");
-    }
-
-    private static void assumptions(StringBuilder h, Report r) {
-        h.append("<h2>Assumptions</h2>\n<table id=\"prices\"><thead><tr><th>price key</th><th>$ / GPU-hour</th><th>effective from (UTC)</th>"
-                + "<th>source</th><th>other $ / hour</th><th>cold-start GPU-h / h</th><th>warm headroom (%)</th></tr></thead><tbody>\n");
-        for (GpuPrice p : r.run().prices()) {
-            h.append("<tr><td>").append(html(p.getPriceKey())).append("</td><td>").append(num(p.getUsdPerGpuHour())).append(' ')
-                    .append(html(p.getCurrency())).append("</td><td>").append(p.getEffectiveFromUs()).append("</td><td>")
-                    .append(html(p.getSource())).append("</td><td>")
-                    .append(num(p.getCpuUsdPerHour() + p.getStorageUsdPerHour() + p.getNetworkUsdPerHour()
-                            + p.getObservabilityUsdPerHour() + p.getSupportUsdPerHour()))
-                    .append("</td><td>").append(num(p.getColdStartGpuHoursPerHour())).append("</td><td>")
-                    .append(pct(p.getWarmHeadroomFraction())).append("</td></tr>\n");
-        }
-        if (r.run().prices().isEmpty()) {
-            h.append("<tr><td colspan=\"7\">no price was published for this run's price key: cost is not computed</td></tr>\n");
-        }
-        final var hw = r.contract().hardware();
-        h.append("</tbody></table>\n<ul>\n<li>Hardware: ").append(hw.gpuCount()).append(" x ").append(html(hw.gpuType()))
-                .append(", priced by <code>").append(html(hw.priceKey())).append("</code>; utilization is achieved output tokens/s over ")
-                .append(hw.peakOutputTokensPerS() == null ? "no configured peak (not computed)" : num(hw.peakOutputTokensPerS()) + " tokens/s")
-                .append(".</li>\n<li>Cost: hourly cost (GPUs, CPU, storage, network, observability, support, cold-start GPU time) x "
-                        + "(1 + warm headroom) x measured hours / output tokens of good requests x 1e6. A scenario is charged its"
-                        + " measured span only (warm-up end to its end): a window it shares with another is split between them, a"
-                        + " window it barely touches is charged the seconds it used.</li>\n<li id=\"idle\">Idle between scenarios,"
-                        + " charged to none: ").append(num(ChargedTime.idleSeconds(ChargedTime.spans(r.run().runs())))).append(" s.</li>\n<li>Latency objectives: ")
-                .append(html(objectives(r.judging().objectives()))).append("; quality floor ")
-                .append(r.judging().qualityFloor()).append(r.judging().recorded() ? " (as the windows recorded them)"
-                        : " (the contract's: these windows did not record what judged them)")
-                .append(r.judging().against(r.contract()).isEmpty() ? "" : "</li>\n<li id=\"what-if\" class=\"warn\">What-if: judged by"
-                        + " other objectives than the contract's: " + html(String.join("; ", r.judging().against(r.contract()))))
-                .append(r.judging().mixed() ? "</li>\n<li class=\"warn\">The windows of this run were judged by more than one set"
-                        + " of objectives: its figures mix them." : "").append("; warm-up ").append(r.contract().arrival().warmupS())
-                .append(" s excluded from results.</li>\n<li id=\"observation\">").append(html(Observation.of(r.contract()))).append("</li>\n");
-        final List<String> notSent = r.contract().decoding().notSent();
-        if (!notSent.isEmpty()) {
-            h.append("<li>Decoding: ").append(html(String.join(", ", notSent))).append(" not set in the contract, so not sent:"
-                    + " the server's own default applied (llama.cpp's top_k is 40, vLLM's -1).</li>\n");
-        }
-        h.append("</ul>\n");
     }
 
     private static void provenance(StringBuilder h, Report r) {
