@@ -242,8 +242,9 @@ final class DemoCommand implements Callable<Integer> {
                     GoodputMetrics.DEFAULT_STALE_AFTER, List.of("goodput-demo", "goodput-demo-sink"));
             final LiveTable table = new LiveTable(props, registry, Topics.WINDOW_STATS.name(),
                     Topics.COST.name(), out);
-            out.printf(Locale.ROOT, "  streams    goodput-demo: %s s windows, %s s grace; a row per closed window below%n",
-                    Durations.seconds(streamsConfig.window()), Durations.seconds(streamsConfig.grace()));
+            out.printf(Locale.ROOT, "  streams    goodput-demo: %s s windows, %s s grace, orphans held %s s; a row per closed window"
+                    + " below%n", Durations.seconds(streamsConfig.window()), Durations.seconds(streamsConfig.grace()),
+                    Durations.seconds(streamsConfig.orphanExpiry()));
             out.printf(Locale.ROOT, "  sink       prices from %s; metrics at %s%n", pricesFile, sink.metrics().url());
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             out.println(duration == null ? "Press Ctrl-C to stop (the matrix repeats, each pass a run of its own)."

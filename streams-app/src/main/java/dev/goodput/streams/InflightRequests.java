@@ -206,15 +206,19 @@ final class InflightRequests {
         return due;
     }
 
-    /** Requests whose token events stopped {@code expiryUs} of log time ago without a request event. */
-    List<String> orphans(long logUs, long expiryUs) {
+    /**
+     * Requests without a request event whose token events stopped {@code expiryUs} of log time ago,
+     * or stopped at or before {@code endedUs} (a run's end: see {@link RequestAssembler}); by id.
+     */
+    List<String> orphans(long logUs, long expiryUs, long endedUs) {
         final List<String> orphans = new ArrayList<>();
         for (Map.Entry<String, RequestState> e : byId.entrySet()) {
             final RequestState s = e.getValue();
-            if (s.requestBytes == null && s.lastChunkLogUs + expiryUs <= logUs) {
+            if (s.requestBytes == null && (s.lastChunkLogUs + expiryUs <= logUs || s.lastChunkLogUs <= endedUs)) {
                 orphans.add(e.getKey());
             }
         }
+        orphans.sort(null); // refused in one order, whatever the map's
         return orphans;
     }
 

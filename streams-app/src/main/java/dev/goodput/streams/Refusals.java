@@ -67,6 +67,25 @@ final class Refusals {
         count(record, reason);
     }
 
+    /** The DLQ reason of a request whose request event never came. */
+    static final String ORPHANED = "orphaned";
+
+    /**
+     * A request whose token events came but whose request event never will: no record of its own to
+     * send, so its DLQ record carries its id as key, no value and the reason; it is counted under its
+     * contract and scenario in the window of {@code atUs}, the log time of its last token event (the
+     * same live and in a replay, and in a window the request's hold on the watermark kept open).
+     */
+    void orphaned(String id, String contractId, String scenarioId, long atUs, String message) {
+        LOG.info("task {} refuses request {}: {} ({})", context.taskId(), id, ORPHANED, message);
+        final var headers = DeadLetters.headers(RequestAssembler.STAGE, ORPHANED, message, config.topics().tokens(),
+                context.taskId().partition(), -1);
+        Out.send(context, new Record<String, Out>(id, new Out.Dead(null), Math.max(0, atUs / 1_000), headers));
+        if (config.contracts().containsKey(contractId)) {
+            partials.refused(contractId, scenarioId, atUs, ORPHANED);
+        }
+    }
+
     /** Counted under the record's contract and scenario; a record whose contract or scenario cannot be read is counted in the DLQ only. */
     private void count(Record<String, byte[]> record, String reason) {
         if (logUs == Long.MIN_VALUE || record.value() == null) {

@@ -93,6 +93,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private long currentLogUs = Long.MIN_VALUE;
     private long nextSweepUs = Long.MIN_VALUE;
     private long nextOrphanSweepUs = Long.MIN_VALUE;
+    /** Log times of the last end-of-run markers read on this partition's token and request topics. */
+    private long endOfRunTokenUs = LogClock.NONE;
+    private long endOfRunRequestUs = LogClock.NONE;
     /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
     private long lastPartialFlushMs;
 
@@ -175,7 +178,16 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         currentLogUs = isToken ? progress.token(record.timestamp()) : progress.request(record.timestamp());
         refusals.at(currentLogUs);
         if (Control.is(record.headers())) {
-            // a tick or an end-of-run marker: nothing but its place in the log
+            // a tick or an end-of-run marker: nothing but its place in the log, and a marker says a run's events have all come
+            if (Control.END_OF_RUN.equals(Control.kind(record.headers()))) {
+                if (isToken) {
+                    endOfRunTokenUs = currentLogUs;
+                } else {
+                    endOfRunRequestUs = currentLogUs;
+                }
+                nextSweepUs = Long.MIN_VALUE;
+                nextOrphanSweepUs = Long.MIN_VALUE;
+            }
             maybeSweep();
             return;
         }
@@ -287,12 +299,21 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         final long orphan = config.orphanExpiry().toNanos() / 1_000;
         if (both >= nextOrphanSweepUs) {
             nextOrphanSweepUs = both + Math.max(1_000_000, orphan / 60);
-            final List<String> orphans = inflight.orphans(both, orphan);
-            if (!orphans.isEmpty()) {
-                LOG.info("task {} gives up on {} requests whose token events stopped {} ago without a request event",
-                        context.taskId(), orphans.size(), config.orphanExpiry());
+            // A generator publishes every request event, then ticks through the last windows' grace, then marks the
+            // end of its run on both topics: once both markers are read, a request whose chunks stopped more than a
+            // grace before them has no request event to come. Nothing else moves log time at a run's end, so without
+            // this an orphan would hold the run's last windows open for good.
+            final long ended = endOfRunTokenUs == LogClock.NONE || endOfRunRequestUs == LogClock.NONE ? LogClock.NONE
+                    : Math.min(endOfRunTokenUs, endOfRunRequestUs);
+            for (String id : inflight.orphans(both, orphan, ended == LogClock.NONE ? LogClock.NONE : ended - config.graceUs())) {
+                final RequestState s = inflight.get(id);
+                final boolean expired = s.lastChunkLogUs + orphan <= both;
+                // counted where its last token event's log time falls, as a refused token event is: a window its hold kept open
+                refusals.orphaned(id, s.contractId, s.scenarioId, s.lastChunkLogUs, s.seenCount + " chunk(s), the last logged at "
+                        + s.lastChunkLogUs + " us, and no request event " + (expired ? "within " + config.orphanExpiry()
+                        + " of log time (--orphan-expiry)" : "before its run's end-of-run marker"));
+                forget(id);
             }
-            orphans.forEach(this::forget);
         }
     }
 

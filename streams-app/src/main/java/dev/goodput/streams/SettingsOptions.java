@@ -15,7 +15,7 @@ import picocli.CommandLine.Option;
  */
 public final class SettingsOptions {
 
-    @Option(names = "--settings", description = "Goodput settings file (.properties; keys: window, grace, goodput, "
+    @Option(names = "--settings", description = "Goodput settings file (.properties; keys: window, grace, orphan-expiry, goodput, "
             + "topic.<name>). GOODPUT_<KEY> variables override it (GOODPUT_WINDOW=30s), flags override both.")
     Path file;
 
@@ -24,6 +24,11 @@ public final class SettingsOptions {
 
     @Option(names = "--grace", description = "Grace after a window's end (default: " + StreamsSettings.DEFAULT_GRACE + ").")
     String grace;
+
+    @Option(names = "--orphan-expiry", description = "How long, in log time after its last chunk, a request whose request "
+            + "event never came holds its windows open before it is refused to the DLQ as orphaned (default: "
+            + StreamsSettings.DEFAULT_ORPHAN_EXPIRY + "; a run's end-of-run marker refuses its orphans at once).")
+    String orphanExpiry;
 
     @Option(names = "--goodput", arity = "1..*", description = "SLO objectives replacing the contract's, in ms: ttft:200 tpot:50 e2el:5000.")
     List<String> goodput;
@@ -36,6 +41,7 @@ public final class SettingsOptions {
         final Map<String, Settings.Value> flags = new LinkedHashMap<>();
         flags.put("window", new Settings.Value(window, "--window"));
         flags.put("grace", new Settings.Value(grace, "--grace"));
+        flags.put("orphan-expiry", new Settings.Value(orphanExpiry, "--orphan-expiry"));
         flags.put("goodput", new Settings.Value(goodput == null ? null : String.join(" ", goodput), "--goodput"));
         topics.forEach((name, topic) -> {
             if (!StreamsSettings.KEYS.contains("topic." + name)) {

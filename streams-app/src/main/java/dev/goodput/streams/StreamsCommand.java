@@ -74,7 +74,8 @@ public final class StreamsCommand implements Callable<Integer> {
                 StreamsApp.streamsProperties(client, applicationId, stateDir), reset, failures);
         final ConnectionWatch watch = new ConnectionWatch("streams-app", client, registry);
         return Lifecycle.run("streams-app", streams, failures, "streams-app " + applicationId + " running ("
-                + config.window() + " windows, grace " + config.grace() + "); Ctrl-C to stop", () -> {
+                + config.window() + " windows, grace " + config.grace() + ", a request without its request event held "
+                + config.orphanExpiry() + " of log time or to its run's end); Ctrl-C to stop", () -> {
             watch.close();
             StreamsApp.close(streams);
         });

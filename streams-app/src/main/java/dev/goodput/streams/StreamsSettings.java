@@ -68,10 +68,12 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
     public static final String DEFAULT_WINDOW = "10s";
     /** The grace every command defaults to. */
     public static final String DEFAULT_GRACE = "5s";
+    /** How long, in log time after its last chunk, a request whose request event never came is held (the default). */
+    public static final String DEFAULT_ORPHAN_EXPIRY = "60s";
 
     public static StreamsSettings defaults(Map<String, Contract> contracts) {
         return new StreamsSettings(contracts, Optional.empty(), Durations.parse(DEFAULT_WINDOW, "window"),
-                Durations.parse(DEFAULT_GRACE, "grace"), Duration.ofSeconds(60), Duration.ofSeconds(1), 1,
+                Durations.parse(DEFAULT_GRACE, "grace"), Durations.parse(DEFAULT_ORPHAN_EXPIRY, "orphan-expiry"), Duration.ofSeconds(1), 1,
                 TopicNames.defaults(), Selection.ALL);
     }
 
@@ -84,6 +86,13 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
         Durations.nonNegative(graceDuration, "--grace");
         return new StreamsSettings(contracts, objectivesOverride, size, graceDuration, orphanExpiry,
                 liveInterval, upstreamPartitions, topics, selection);
+    }
+
+    /** The log time a request whose request event never came is held after its last chunk, then refused (orphaned). */
+    public StreamsSettings withOrphanExpiry(Duration d) {
+        Durations.positive(d, "--orphan-expiry");
+        return new StreamsSettings(contracts, objectivesOverride, window, grace, d, liveInterval,
+                upstreamPartitions, topics, selection);
     }
 
     public StreamsSettings withObjectives(Contract.Objectives o) {
@@ -141,7 +150,7 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
     }
 
     /** The keys of the streams-app's settings ({@code --settings} file, {@code GOODPUT_<KEY>}, flags). */
-    public static final Set<String> KEYS = Set.of("window", "grace", "goodput", "topic.tokens", "topic.requests",
+    public static final Set<String> KEYS = Set.of("window", "grace", "orphan-expiry", "goodput", "topic.tokens", "topic.requests",
             "topic.verdicts", "topic.window-stats", "topic.dlq");
 
     /**
@@ -156,6 +165,10 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
         final Duration after = duration(merged.get("grace"), c.grace(), false, problems);
         if (size != null && after != null) {
             c = c.withWindow(size, after);
+        }
+        final Duration orphans = duration(merged.get("orphan-expiry"), c.orphanExpiry(), true, problems);
+        if (orphans != null) {
+            c = c.withOrphanExpiry(orphans);
         }
         final Settings.Value o = merged.get("goodput");
         if (o != null) {

@@ -130,9 +130,14 @@ final class Fixture implements AutoCloseable {
 
     /** A control record (a generator's tick) on the token or the request topic, at log time {@code logMs}. */
     void control(boolean tokenTopic, long logMs) {
+        control(tokenTopic, logMs, Control.TICK);
+    }
+
+    /** A control record of the given kind ({@link Control#TICK}, {@link Control#END_OF_RUN}) at log time {@code logMs}. */
+    void control(boolean tokenTopic, long logMs, String kind) {
         flushTokens();
         final RecordHeaders h = new RecordHeaders();
-        h.add(Control.HEADER, Control.utf8(Control.TICK));
+        h.add(Control.HEADER, Control.utf8(kind));
         if (tokenTopic) {
             rawTokens.pipeInput(new TestRecord<>(null, null, h, logMs));
         } else {
