@@ -157,8 +157,11 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
     }
 
     /**
-     * Picks one run out of whole topics. Windows carry no run id, so a window belongs to the run
-     * when its contract and scenario are the run's and it overlaps the run's time span.
+     * Picks one run out of whole topics. Windows carry no run id, so a window belongs to the run when
+     * one of the run's own requests (its request events and verdicts, which carry the run id)
+     * completed in it, under the run's contract and scenario: never by a time range, which other runs
+     * of the same contract and scenario may share (a 500 s request's run took two others in) and one
+     * absurd date would stretch.
      */
     public static RunRecords select(String runId, String replayId, List<RunSummary> allRuns, List<RequestEvent> allRequests,
                                     List<RequestVerdict> allVerdicts, List<WindowStats> allWindows, List<CostRecord> allCosts,
@@ -171,12 +174,11 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         }
         final Set<Keys.Scenario> keys = runs.stream().map(r -> new Keys.Scenario(r.getContractId(), r.getScenarioId()))
                 .collect(Collectors.toSet());
-        final long from = runs.stream().mapToLong(r -> Micros.of(r.getStartedUs())).min().orElseThrow();
-        final long to = runs.stream().mapToLong(r -> Micros.of(r.getEndedUs())).max().orElseThrow();
+        final Map<Keys.Scenario, long[]> completed = completions(runId, allRequests, allVerdicts);
         final Map<Keys.Window, WindowStats> windows = new LinkedHashMap<>();
         for (WindowStats w : allWindows) {
-            if (keys.contains(new Keys.Scenario(w.getContractId(), w.getScenarioId()))
-                    && Micros.of(w.getWindowEndUs()) > from && Micros.of(w.getWindowStartUs()) <= to) {
+            final Keys.Scenario scenario = new Keys.Scenario(w.getContractId(), w.getScenarioId());
+            if (keys.contains(scenario) && anyIn(completed.get(scenario), Micros.of(w.getWindowStartUs()), Micros.of(w.getWindowEndUs()))) {
                 final Keys.Window k = new Keys.Window(w.getContractId(), w.getScenarioId(), Micros.of(w.getWindowStartUs()));
                 final WindowStats seen = windows.get(k);
                 if (seen == null || !seen.getIsFinal()) {
@@ -200,6 +202,66 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 sorted, new ArrayList<>(costs.values()),
                 allPrices.stream().filter(p -> priceKeys.contains(p.getPriceKey())).collect(Collectors.toList()), Map.of(),
                 refusedInWindows(sorted), new ChunkArrivals(), List.of(), Map.of());
+    }
+
+    /** The completion times of the run's measured requests by contract and scenario, ascending. */
+    private static Map<Keys.Scenario, long[]> completions(String runId, List<RequestEvent> requests, List<RequestVerdict> verdicts) {
+        final Map<Keys.Scenario, List<Long>> times = new LinkedHashMap<>();
+        for (RequestEvent e : requests) {
+            if (e.getRunId().equals(runId) && !e.getWarmup()) {
+                times.computeIfAbsent(new Keys.Scenario(e.getContractId(), e.getScenarioId()), k -> new ArrayList<>())
+                        .add(Micros.of(e.getCompletionTimeUs()));
+            }
+        }
+        for (RequestVerdict v : verdicts) {
+            if (v.getRunId().equals(runId)) {
+                times.computeIfAbsent(new Keys.Scenario(v.getContractId(), v.getScenarioId()), k -> new ArrayList<>())
+                        .add(Micros.of(v.getCompletionTimeUs()));
+            }
+        }
+        final Map<Keys.Scenario, long[]> out = new LinkedHashMap<>();
+        times.forEach((k, t) -> out.put(k, t.stream().mapToLong(Long::longValue).sorted().toArray()));
+        return out;
+    }
+
+    /** Whether an ascending array holds a value in [from, to). */
+    private static boolean anyIn(long[] ascending, long from, long to) {
+        if (ascending == null) {
+            return false;
+        }
+        final int at = from(ascending, from);
+        return at < ascending.length && ascending[at] < to;
+    }
+
+    /** The index of the first value at or past {@code value} in an ascending array. */
+    private static int from(long[] ascending, long value) {
+        int lo = 0;
+        int hi = ascending.length;
+        while (lo < hi) {
+            final int mid = (lo + hi) >>> 1;
+            if (ascending[mid] < value) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /**
+     * Requests of other runs in this run's windows: a window holds every request of its contract and
+     * scenario that completed in it, so two runs of one scenario at the same time share windows. The
+     * window figures then include the others' requests; the per-request files never do.
+     */
+    public long foreignRequestsInWindows() {
+        final Map<Keys.Scenario, long[]> own = completions(runId, List.of(), verdicts);
+        long foreign = 0;
+        for (WindowStats w : windows) {
+            final long[] t = own.get(new Keys.Scenario(w.getContractId(), w.getScenarioId()));
+            final long mine = t == null ? 0 : from(t, Micros.of(w.getWindowEndUs())) - from(t, Micros.of(w.getWindowStartUs()));
+            foreign += Math.max(0, w.getRequestsTotal() - mine);
+        }
+        return foreign;
     }
 
     /** What a scenario's generator is called when it left no run summary (killed mid-scenario). */

@@ -54,24 +54,47 @@ class RunRecordsTest {
     @Test
     void theRefusedRecordsOfTheRunsWindowsAreSummedByReasonAndSaidInTheHeadline() {
         final RunSummary a = RunSummary.newBuilder(SampleRecords.runSummary()).setRunId("r").setScenarioId("a").build();
-        final Instant w0 = a.getStartedUs();
+        // the windows the run's two requests completed in (at 100.5 s and 110.5 s)
+        final Instant w0 = SampleRecords.T0.plusSeconds(100);
         final List<WindowStats> windows = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             windows.add(WindowStats.newBuilder(SampleRecords.windowStats()).setContractId(a.getContractId()).setScenarioId("a")
                     .setWindowStartUs(w0.plusSeconds(10L * i)).setWindowEndUs(w0.plusSeconds(10L * i + 10)).setIsFinal(true)
                     .setRefusedEvents(i == 0 ? Map.of("late", 2L, "duplicate", 1L) : Map.of("late", 3L)).build());
         }
-        final RunRecords r = RunRecords.select("r", null, List.of(a), List.of(request("a", 0, RequestStatus.OK, false)),
-                List.of(), windows, List.of(), List.of());
+        final RunRecords r = RunRecords.select("r", null, List.of(a), List.of(request("a", 0, RequestStatus.OK, false),
+                request("a", 10, RequestStatus.OK, false)), List.of(), windows, List.of(), List.of());
         assertThat(r.deadLetters()).containsExactlyInAnyOrderEntriesOf(Map.of("late", 5L, "duplicate", 1L));
         final StringBuilder said = new StringBuilder();
         HtmlPage.accounting(said, r);
         final String page = said.toString();
         assertThat(page).contains("6 records were refused to the DLQ during this run: duplicate 1, late 5");
-        // the run's one accepted request event has no verdict here
-        assertThat(page).contains("The run has 1 measured requests; the results hold 0 verdicts");
-        // the generator counted 160 measured requests: the 159 whose events are not on the topic are said, not hidden
-        assertThat(page).contains("The generators' run summaries count 160 measured requests; 1 request events of the run reached"
+        // the run's two accepted request events have no verdict here
+        assertThat(page).contains("The run has 2 measured requests; the results hold 0 verdicts");
+        // the generator counted 160 measured requests: the 158 whose events are not on the topic are said, not hidden
+        assertThat(page).contains("The generators' run summaries count 160 measured requests; 2 request events of the run reached"
                 + " the topic and passed the door checks");
+    }
+
+    @Test
+    void aRunsWindowsAreThoseItsOwnRequestsCompletedInNotATimeRange() {
+        // a run of one long request (intended at 100 s, done at 600 s, as a 500 s span) and, between, two windows of the
+        // same contract and scenario from other runs: they are not this run's, though its time range covers them
+        final RunSummary a = RunSummary.newBuilder(SampleRecords.runSummary()).setRunId("r").setScenarioId("a")
+                .setStartedUs(SampleRecords.T0.plusSeconds(100)).setEndedUs(SampleRecords.T0.plusSeconds(600)).build();
+        final RequestEvent longOne = RequestEvent.newBuilder(request("a", 0, RequestStatus.OK, false))
+                .setCompletionTimeUs(SampleRecords.T0.plusSeconds(600).plusMillis(500)).build();
+        final List<WindowStats> windows = new ArrayList<>();
+        for (long s : new long[] {200, 300, 600}) {
+            windows.add(WindowStats.newBuilder(SampleRecords.windowStats()).setContractId(a.getContractId()).setScenarioId("a")
+                    .setWindowStartUs(SampleRecords.T0.plusSeconds(s)).setWindowEndUs(SampleRecords.T0.plusSeconds(s + 10))
+                    .setIsFinal(true).setRequestsTotal(s == 600 ? 3 : 10).build());
+        }
+        final dev.goodput.avro.RequestVerdict verdict = dev.goodput.avro.RequestVerdict.newBuilder(SampleRecords.verdict())
+                .setRunId("r").setContractId(a.getContractId()).setScenarioId("a").setCompletionTimeUs(longOne.getCompletionTimeUs()).build();
+        final RunRecords r = RunRecords.select("r", null, List.of(a), List.of(longOne), List.of(verdict), windows, List.of(), List.of());
+        assertThat(r.windows()).extracting(w -> w.getWindowStartUs()).containsExactly(SampleRecords.T0.plusSeconds(600));
+        // the window it completed in holds two requests of other runs as well: said, not hidden
+        assertThat(r.foreignRequestsInWindows()).isEqualTo(2);
     }
 }

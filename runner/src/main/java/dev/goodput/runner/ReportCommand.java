@@ -152,6 +152,11 @@ final class ReportCommand implements Callable<Integer> {
             log.println("WARNING: the generators' run summaries count " + run.generatorsCounted() + " measured requests; "
                     + run.measuredRequests() + " request events of the run reached the topic and passed the door checks.");
         }
+        final long foreign = run.foreignRequestsInWindows();
+        if (foreign > 0) {
+            log.println("WARNING: " + foreign + " request(s) of other runs completed in this run's windows (the same contract and"
+                    + " scenario at the same time): the window figures include them; requests.csv and the per-request files do not.");
+        }
         if (run.measuredRequests() != run.verdicts().size()) {
             log.println("WARNING: the run has " + run.measuredRequests() + " measured requests; the results hold "
                     + run.verdicts().size() + " verdicts.");
