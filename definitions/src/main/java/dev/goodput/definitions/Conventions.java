@@ -100,7 +100,9 @@ public final class Conventions {
         final double ttft = first - start;
         final double e2e = last - start;
         final int tokens = r.outputTokens();
-        return new Measures(ttft, e2e, tokens > 1 ? (e2e - ttft) / (tokens - 1) : Double.NaN, Definitions.itlGaps(events), tokens);
+        // no chunk known (a span: its first and last are derived, not received): no gap was measured, and none is made up
+        final long[] gaps = arrivals.length == 0 ? new long[0] : Definitions.itlGaps(events);
+        return new Measures(ttft, e2e, tokens > 1 ? (e2e - ttft) / (tokens - 1) : Double.NaN, gaps, tokens);
     }
 
     static Measures aiperf(Times r, long[] arrivals) {

@@ -56,4 +56,14 @@ class ConventionsTest {
         assertThat(Conventions.good(Conventions.Tool.GOODPUT, Conventions.measure(Conventions.Tool.GOODPUT, r, arrivals), tpotOnly, false)).isFalse();
         assertThat(Conventions.good(Conventions.Tool.VLLM, Conventions.measure(Conventions.Tool.VLLM, r, arrivals), tpotOnly, false)).isTrue();
     }
+
+    @Test
+    void aRequestWithoutChunksHasNoGapUnderAnyConvention() {
+        // a span: TTFT and E2E from its attributes, no chunk received, so no ITL (vLLM's file once said 2.45 s)
+        final long t = 1_764_547_200_000_000L;
+        final Conventions.Times r = new Conventions.Times(t, t, t + 40_000, t + 2_490_000, -1, -1, 20);
+        for (Conventions.Tool tool : Conventions.Tool.values()) {
+            assertThat(Conventions.measure(tool, r, new long[0]).gapsUs()).as(tool.name()).isEmpty();
+        }
+    }
 }

@@ -26,6 +26,7 @@ import dev.goodput.records.DoorChecks;
 import dev.goodput.records.TokenRuns;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
+import dev.goodput.topics.DeadLetters;
 import dev.goodput.topics.Keys;
 import dev.goodput.topics.Topics;
 
@@ -148,6 +149,9 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                         }
                     }
                 }, skipped);
+        // spans the receiver refused at its door: on the DLQ with the run's id (the streams-app's refusals are in the windows)
+        TopicSnapshot.forEach(client, Topics.DLQ.name(), new RunRefusals(r.runId()),
+                (reason, partition) -> refused.merge("span: " + reason, 1L, Long::sum), skipped);
         // the engine's own samples of the run, where its generators took any (--server-metrics)
         final List<ServerMetrics> samples = TopicSnapshot.read(client, Topics.SERVER_METRICS.name(),
                 new AvroDeserializer<>(registry, ServerMetrics.class), skipped).stream()
@@ -320,4 +324,24 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 .distinct().collect(Collectors.toList());
     }
 
+
+    /** The reason of a DLQ record refused for the run {@code runId} at a source's door, else null (read past). */
+    private static final class RunRefusals implements org.apache.kafka.common.serialization.Deserializer<String> {
+        private final String runId;
+
+        RunRefusals(String runId) {
+            this.runId = runId;
+        }
+
+        @Override
+        public String deserialize(String topic, byte[] data) {
+            return null;
+        }
+
+        @Override
+        public String deserialize(String topic, org.apache.kafka.common.header.Headers headers, byte[] data) {
+            final String run = headers == null ? null : DeadLetters.header(headers, DeadLetters.RUN_ID);
+            return runId.equals(run) ? DeadLetters.header(headers, DeadLetters.REASON) : null;
+        }
+    }
 }

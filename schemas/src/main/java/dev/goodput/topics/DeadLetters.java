@@ -17,6 +17,8 @@ public final class DeadLetters {
     public static final String SOURCE_PARTITION = "goodput.dlq.source.partition";
     public static final String SOURCE_OFFSET = "goodput.dlq.source.offset";
     public static final String STAGE = "goodput.dlq.stage";
+    /** The run a refusal belongs to, where the refusing stage knows it (the span receiver): its report counts it. */
+    public static final String RUN_ID = "goodput.dlq.run.id";
     /** Set when the value was cut to {@link #MAX_VALUE_BYTES}: the original length in bytes. */
     public static final String TRUNCATED_FROM = "goodput.dlq.truncated.from.bytes";
     /**

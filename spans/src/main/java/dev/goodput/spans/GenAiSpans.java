@@ -7,7 +7,9 @@ import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.ServerTimings;
 import dev.goodput.avro.TokenCountSource;
 import dev.goodput.capture.RunIdentity;
+import dev.goodput.definitions.Histograms;
 import dev.goodput.definitions.Micros;
+import dev.goodput.records.DoorChecks;
 
 /**
  * A GenAI request span as a request event, observed server-side. Two shapes are read:
@@ -65,6 +67,22 @@ public final class GenAiSpans {
     private GenAiSpans() {
     }
 
+    /**
+     * A mapped span judged at the door by the function that judges every request event
+     * ({@link DoorChecks#request}), with its receipt time as the log time its record will get: a span
+     * dated ahead of it, ended before it started, or longer than any latency here can hold is refused
+     * here with the streams-app's reason, not accepted to be refused downstream.
+     */
+    public static Mapped judged(Mapped m, long receivedMs) {
+        if (m instanceof Accepted a) {
+            final DoorChecks.Problem p = DoorChecks.request(a.event(), receivedMs, DoorChecks.NO_CAP);
+            if (p != null) {
+                return new Refused(p.reason(), p.message());
+            }
+        }
+        return m;
+    }
+
     /** The span as a request event of {@code run} under {@code scenario}, refused with a reason, or not a GenAI span. */
     public static Mapped map(SpanView s, RunIdentity run, String scenario) {
         if (!s.hasPrefix("gen_ai.latency.") && !s.hasPrefix("gen_ai.usage.") && s.string(SEMCONV_OPERATION) == null) {
@@ -103,6 +121,13 @@ public final class GenAiSpans {
                     + SEMCONV_INPUT + "/" + SEMCONV_OUTPUT + "): throughput, TPOT and cost cannot be computed");
         }
         final Double e2eS = s.number(VLLM_E2E);
+        final double limitS = Histograms.MAX_REQUEST_LATENCY_US / 1e6;
+        if (ttftS > limitS || (e2eS != null && e2eS > limitS) || endUs - startUs > Histograms.MAX_REQUEST_LATENCY_US) {
+            // beyond any latency the histograms hold, and a TTFT of 1e13 s would overflow the event's timestamps
+            return new Refused("duration_out_of_range", String.format(Locale.ROOT, "time to first token %s s, end to end %s s,"
+                    + " span %d us: more than the %d s any latency here can hold", ttftS, e2eS, endUs - startUs,
+                    Histograms.MAX_REQUEST_LATENCY_US / 1_000_000));
+        }
         final long ttftUs = seconds(ttftS);
         final long e2eUs = e2eS != null ? seconds(e2eS) : endUs - startUs;
         if (!Double.isFinite(ttftS) || ttftUs < 0 || e2eUs < ttftUs || input < 0 || output < 0

@@ -57,7 +57,8 @@ public final class OtlpTraceReceiver implements AutoCloseable {
         this.scenario = scenario;
         this.output = output;
         this.server = HttpServer.create(listen, 64);
-        this.threads = Executors.newFixedThreadPool(2, r -> {
+        // a thread per export in progress: a slow sender (a large body on a slow link) never holds another's export
+        this.threads = Executors.newCachedThreadPool(r -> {
             final Thread t = new Thread(r, "goodput-otlp");
             t.setDaemon(true);
             return t;
@@ -73,58 +74,74 @@ public final class OtlpTraceReceiver implements AutoCloseable {
     }
 
     private void traces(HttpExchange ex) throws IOException {
-        try (ex) {
-            if (!"POST".equals(ex.getRequestMethod())) {
-                answer(ex, 405, "text/plain", utf8("POST an OTLP ExportTraceServiceRequest\n"));
-                return;
-            }
-            final String type = String.valueOf(ex.getRequestHeaders().getFirst("Content-Type")).toLowerCase(Locale.ROOT);
-            if (!type.startsWith("application/x-protobuf")) {
-                badExports.increment();
-                answer(ex, 415, "text/plain", utf8("only OTLP/HTTP binary protobuf is taken (Content-Type application/x-protobuf;"
-                        + " OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf), got " + type + "\n"));
-                return;
-            }
-            final ExportTraceServiceRequest request;
-            try (InputStream body = body(ex)) {
-                final byte[] bytes = body.readNBytes(MAX_BODY + 1);
-                if (bytes.length > MAX_BODY) {
-                    badExports.increment();
-                    answer(ex, 413, "text/plain", utf8("an export of more than " + MAX_BODY + " bytes\n"));
-                    return;
-                }
-                request = ExportTraceServiceRequest.parseFrom(bytes);
-            } catch (InvalidProtocolBufferException e) {
-                badExports.increment();
-                answer(ex, 400, "text/plain", utf8("not an OTLP ExportTraceServiceRequest: " + e.getMessage() + "\n"));
-                return;
-            }
-            long rejected = 0;
-            String firstReason = null;
-            for (OtlpSpans.Read read : OtlpSpans.read(request)) {
-                spans.increment();
-                final GenAiSpans.Mapped m = GenAiSpans.map(read.view(), run, scenario);
-                if (m instanceof GenAiSpans.Accepted a) {
-                    accepted.increment();
-                    output.request(a.event());
-                } else if (m instanceof GenAiSpans.Refused r) {
-                    rejected++;
-                    if (firstReason == null) {
-                        firstReason = r.reason() + ": " + r.message();
-                    }
-                    refused.computeIfAbsent(r.reason(), k -> new LongAdder()).increment();
-                    output.refused(read.view(), read.wire(), r.reason(), r.message());
-                } else {
-                    notGenAi.increment();
-                }
-            }
-            final ExportTraceServiceResponse.Builder response = ExportTraceServiceResponse.newBuilder();
-            if (rejected > 0) {
-                response.setPartialSuccess(ExportTracePartialSuccess.newBuilder().setRejectedSpans(rejected)
-                        .setErrorMessage(rejected + " GenAI span(s) refused, e.g. " + firstReason));
-            }
-            answer(ex, 200, "application/x-protobuf", response.build().toByteArray());
+        try {
+            export(ex);
+        } catch (RuntimeException e) {
+            // every export gets an answer: a failure of ours is a 500 that says what, never a dropped connection
+            badExports.increment();
+            answer(ex, 500, "text/plain", utf8("the export could not be taken: " + e + "\n"));
+        } finally {
+            ex.close();
         }
+    }
+
+    private void export(HttpExchange ex) throws IOException {
+        if (!"POST".equals(ex.getRequestMethod())) {
+            answer(ex, 405, "text/plain", utf8("POST an OTLP ExportTraceServiceRequest\n"));
+            return;
+        }
+        final String type = String.valueOf(ex.getRequestHeaders().getFirst("Content-Type")).toLowerCase(Locale.ROOT);
+        if (!type.startsWith("application/x-protobuf")) {
+            badExports.increment();
+            answer(ex, 415, "text/plain", utf8("only OTLP/HTTP binary protobuf is taken (Content-Type application/x-protobuf;"
+                    + " OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf), got " + type + "\n"));
+            return;
+        }
+        final ExportTraceServiceRequest request;
+        try (InputStream body = body(ex)) {
+            final byte[] bytes = body.readNBytes(MAX_BODY + 1);
+            if (bytes.length > MAX_BODY) {
+                badExports.increment();
+                answer(ex, 413, "text/plain", utf8("an export of more than " + MAX_BODY + " bytes\n"));
+                return;
+            }
+            request = ExportTraceServiceRequest.parseFrom(bytes);
+        } catch (InvalidProtocolBufferException e) {
+            badExports.increment();
+            answer(ex, 400, "text/plain", utf8("not an OTLP ExportTraceServiceRequest: " + e.getMessage() + "\n"));
+            return;
+        } catch (IOException e) {
+            // a body that is not what its Content-Encoding says (a plain body sent as gzip), or cut short
+            badExports.increment();
+            answer(ex, 400, "text/plain", utf8("the body cannot be read as sent (Content-Encoding "
+                    + ex.getRequestHeaders().getFirst("Content-Encoding") + "): " + e.getMessage() + "\n"));
+            return;
+        }
+        long rejected = 0;
+        String firstReason = null;
+        for (OtlpSpans.Read read : OtlpSpans.read(request)) {
+            spans.increment();
+            final GenAiSpans.Mapped m = GenAiSpans.judged(GenAiSpans.map(read.view(), run, scenario), System.currentTimeMillis());
+            if (m instanceof GenAiSpans.Accepted a) {
+                accepted.increment();
+                output.request(a.event());
+            } else if (m instanceof GenAiSpans.Refused r) {
+                rejected++;
+                if (firstReason == null) {
+                    firstReason = r.reason() + ": " + r.message();
+                }
+                refused.computeIfAbsent(r.reason(), k -> new LongAdder()).increment();
+                output.refused(read.view(), read.wire(), r.reason(), r.message());
+            } else {
+                notGenAi.increment();
+            }
+        }
+        final ExportTraceServiceResponse.Builder response = ExportTraceServiceResponse.newBuilder();
+        if (rejected > 0) {
+            response.setPartialSuccess(ExportTracePartialSuccess.newBuilder().setRejectedSpans(rejected)
+                    .setErrorMessage(rejected + " GenAI span(s) refused, e.g. " + firstReason));
+        }
+        answer(ex, 200, "application/x-protobuf", response.build().toByteArray());
     }
 
     private static InputStream body(HttpExchange ex) throws IOException {

@@ -22,15 +22,19 @@ final class RefusedSpans implements AutoCloseable {
     private final KafkaProducer<byte[], byte[]> producer;
     private final String topic;
     private final LongAdder failed = new LongAdder();
+    private final String runId;
 
-    RefusedSpans(Properties clientProps, String dlqTopic) {
+    RefusedSpans(Properties clientProps, String dlqTopic, String runId) {
         this.topic = dlqTopic;
+        this.runId = runId;
         this.producer = new KafkaProducer<>(ClientConfig.forProducer(clientProps), new ByteArraySerializer(), new ByteArraySerializer());
     }
 
     void send(SpanView span, byte[] wire, String reason, String message) {
-        producer.send(DeadLetters.record(topic, STAGE, reason, message, SOURCE, -1, -1,
-                (span.traceId() + "-" + span.spanId()).getBytes(StandardCharsets.UTF_8), wire), (md, e) -> {
+        final var record = DeadLetters.record(topic, STAGE, reason, message, SOURCE, -1, -1,
+                (span.traceId() + "-" + span.spanId()).getBytes(StandardCharsets.UTF_8), wire);
+        record.headers().add(DeadLetters.RUN_ID, runId.getBytes(StandardCharsets.UTF_8));
+        producer.send(record, (md, e) -> {
                     if (e != null) {
                         failed.increment();
                     }

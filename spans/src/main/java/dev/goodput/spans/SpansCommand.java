@@ -123,7 +123,7 @@ public final class SpansCommand implements Callable<Integer> {
                       SchemaRegistryClient registry, String run, CountDownLatch stopped) throws Exception {
         final KafkaEventSink sink = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(),
                 Topics.RUNS.name(), publishBuffer, run).closeWindowsAfter(Duration.ofMillis(Math.round(closeAfterS * 1000)));
-        final RefusedSpans dlq = new RefusedSpans(props, Topics.DLQ.name());
+        final RefusedSpans dlq = new RefusedSpans(props, Topics.DLQ.name(), run);
         final SpanRunTally tally = new SpanRunTally();
         final OtlpTraceReceiver receiver;
         try (sink; dlq) {

@@ -153,4 +153,22 @@ class GenAiSpansTest {
         assertThat(accepted(GenAiSpans.map(span(900_000_000L, false, a), RUN, "spans")).getRequestId())
                 .isEqualTo("span-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331");
     }
+
+    @Test
+    void aSpanIsJudgedAtTheDoorByTheFunctionThatJudgesEveryRequestEvent() {
+        final long receivedMs = START_US / 1_000 + 2_000;
+        // as sent: accepted
+        assertThat(GenAiSpans.judged(GenAiSpans.map(span(1_800_000_000L, false, vllm()), RUN, "spans"), receivedMs))
+                .isInstanceOf(GenAiSpans.Accepted.class);
+        // dated a day after it was received: the sender's clock is fast
+        final GenAiSpans.Mapped future = GenAiSpans.judged(GenAiSpans.map(span(1_800_000_000L, false, vllm()), RUN, "spans"),
+                receivedMs - 86_400_000L);
+        assertThat(future).isInstanceOfSatisfying(GenAiSpans.Refused.class, r -> assertThat(r.reason()).isEqualTo("from_the_future"));
+        // a TTFT of 1e13 s would overflow the event's timestamps: refused before, with the door's reason
+        final Map<String, Object> absurd = vllm();
+        absurd.put("gen_ai.latency.time_to_first_token", 1e13);
+        absurd.put("gen_ai.latency.e2e", 2e13);
+        assertThat(GenAiSpans.map(span(1_800_000_000L, false, absurd), RUN, "spans"))
+                .isInstanceOfSatisfying(GenAiSpans.Refused.class, r -> assertThat(r.reason()).isEqualTo("duration_out_of_range"));
+    }
 }

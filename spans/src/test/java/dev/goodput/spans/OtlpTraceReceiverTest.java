@@ -122,4 +122,48 @@ class OtlpTraceReceiverTest {
             assertThat(receiver.spans()).isZero();
         }
     }
+
+    @Test
+    void aPlainBodyMarkedGzipGetsAnAnswer() throws Exception {
+        try (OtlpTraceReceiver receiver = new OtlpTraceReceiver(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                GenAiSpansTest.RUN, "spans", new Collected())) {
+            final HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://127.0.0.1:" + receiver.address().getPort() + "/v1/traces"))
+                    .header("Content-Type", "application/x-protobuf").header("Content-Encoding", "gzip")
+                    .timeout(java.time.Duration.ofSeconds(60))
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[] {10, 0})).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("Content-Encoding gzip");
+            assertThat(receiver.badExports()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void slowSendersDoNotHoldAnotherSendersExport() throws Exception {
+        try (OtlpTraceReceiver receiver = new OtlpTraceReceiver(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                GenAiSpansTest.RUN, "spans", new Collected())) {
+            final int port = receiver.address().getPort();
+            final List<java.net.Socket> slow = new java.util.ArrayList<>();
+            try {
+                // three senders that announce a body and send a byte of it, then nothing
+                for (int i = 0; i < 3; i++) {
+                    final java.net.Socket s = new java.net.Socket(InetAddress.getLoopbackAddress(), port);
+                    s.getOutputStream().write(("POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+                            + "Content-Length: 1000\r\n\r\n\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                    slow.add(s);
+                }
+                // an export beside them is answered (the bound is a deadline for a hang, not a timing assertion)
+                final HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/v1/traces")).header("Content-Type", "application/x-protobuf")
+                        .timeout(java.time.Duration.ofSeconds(60))
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[0])).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).isEqualTo(200);
+            } finally {
+                for (java.net.Socket s : slow) {
+                    s.close();
+                }
+            }
+        }
+    }
 }
