@@ -293,7 +293,8 @@ class SpanIngestIT {
             }
             final long start = Micros.of(e.getIntendedSendTimeUs());
             final double ttft = (Micros.of(e.getFirstChunkTimeUs()) - start) / 1e6;
-            final double e2e = (Micros.of(e.getLastChunkTimeUs()) - start) / 1e6;
+            // the engine's e2e ends where the generator's does: at the end of generation (the stream's finish)
+            final double e2e = (dev.goodput.records.Generation.endUs(e) - start) / 1e6;
             final long startNs = (start + offsetUs) * 1_000;
             if (vllm) {
                 // vLLM's llm_request span: started at the request's arrival, ended when it finished
@@ -310,7 +311,7 @@ class SpanIngestIT {
                         .setAttribute("gen_ai.usage.input_tokens", (long) e.getPromptTokens())
                         .setAttribute("gen_ai.usage.output_tokens", (long) e.getOutputTokens())
                         .setAttribute("gen_ai.response.time_to_first_chunk", ttft)
-                        .startSpan().end((Micros.of(e.getLastChunkTimeUs()) + offsetUs) * 1_000, TimeUnit.NANOSECONDS);
+                        .startSpan().end((dev.goodput.records.Generation.endUs(e) + offsetUs) * 1_000, TimeUnit.NANOSECONDS);
             }
         }
         assertThat(provider.forceFlush().join(60, TimeUnit.SECONDS).isSuccess()).as("the exporter's sends answered").isTrue();
