@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.RunSummary;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
@@ -28,6 +29,7 @@ import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.definitions.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.ConventionReplay;
+import dev.goodput.report.TopicSnapshot;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.sink.PricesFile;
@@ -44,9 +46,9 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine;
 
 /**
  * {@code goodput replay}: recomputes a run's results from the retained raw topics with a fresh
@@ -91,7 +93,8 @@ public final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--quality-floor", description = "What-if quality floor (0..1), applied to the recorded quality scores.")
     Double qualityFloor;
 
-    @Option(names = "--prices", description = "Price the replay with this price file (published to gpu.prices.<id>); without it no cost is computed.")
+    @Option(names = "--prices", description = "Price the replay with this price file (published to gpu.prices.<id>); without it the"
+            + " replay is priced with the price versions on gpu.prices, as the live run was.")
     Path pricesFile;
 
     @Option(names = "--data-dir", description = "Replay a local run: start the embedded broker and registry on this kept data folder (for example .goodput/data).")
@@ -178,12 +181,18 @@ public final class ReplayCommand implements Callable<Integer> {
         final KafkaStreams streams = StreamsApp.start(config, new AvroSerdes(registry),
                 StreamsApp.streamsProperties(client, appId, state), false);
         SinkCommand.Running sink = null;
-        if (pricesFile != null) {
-            final Map<String, Double> peaks = SinkConfig.peaks(byId.values());
-            final SinkConfig d = SinkConfig.defaults(peaks);
+        final Map<String, Double> peaks = SinkConfig.peaks(byId.values());
+        final SinkConfig d = SinkConfig.defaults(peaks);
+        // a what-if of prices takes the file given; otherwise the replay is priced as the live run was, by the live versions
+        final List<GpuPrice> prices = pricesFile != null ? PricesFile.load(pricesFile)
+                : TopicSnapshot.read(client, d.pricesTopic(), new AvroDeserializer<>(registry, GpuPrice.class));
+        out.println(pricesFile != null ? "prices: " + prices.size() + " version(s) from " + pricesFile
+                : prices.isEmpty() ? "prices: none on " + d.pricesTopic() + ", so no cost (give --prices <file>)"
+                : "prices: the live run's " + prices.size() + " version(s) from " + d.pricesTopic() + " (--prices <file> for a what-if)");
+        if (!prices.isEmpty()) {
             sink = SinkCommand.start(client, registry, new SinkConfig(d.pricesTopic() + "." + replayId,
                     config.topics().windowStats(), d.costTopic() + "." + replayId, config.topics().dlq(), d.rollingSpans(), peaks),
-                    PricesFile.load(pricesFile), appId + "-sink", state.resolve("sink"), "127.0.0.1", 0);
+                    prices, appId + "-sink", state.resolve("sink"), "127.0.0.1", 0);
         }
         try {
             final long[] progress = follow(client, appId, List.of(config.topics().tokens(), config.topics().requests()), out, t0);
@@ -194,7 +203,7 @@ public final class ReplayCommand implements Callable<Integer> {
                     runSeconds > 0 ? String.format(Locale.ROOT, "; the run took %.1f s: %.1fx its real duration", runSeconds,
                             runSeconds / seconds) : "",
                     config.topics().windowStats(), config.topics().verdicts(), config.topics().dlq(),
-                    pricesFile == null ? "" : ", llm.cost." + replayId);
+                    sink == null ? "" : ", llm.cost." + replayId);
         } finally {
             if (sink != null) {
                 sink.close();

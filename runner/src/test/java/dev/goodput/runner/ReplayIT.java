@@ -106,6 +106,10 @@ class ReplayIT {
                 assertThat(tight.get(k).getRequestsTotal()).isEqualTo(liveWindows.get(k).getRequestsTotal());
             }
             assertThat(tightGood).isEqualTo(expectedGood).isLessThan(liveGood);
+            // no --prices: the what-if is priced with the live run's price versions, not left without cost
+            assertThat(awaitRecords(Topics.COST.name() + ".tight", 1)).as("cost records of the replay").isNotEmpty();
+            assertThat(read(client, Topics.COST.name() + ".tight", dev.goodput.avro.CostRecord.class))
+                    .as("priced by the live versions").allSatisfy(c -> assertThat(c.getPriced()).isTrue());
         }
     }
 
