@@ -25,12 +25,21 @@ public final class Connection {
             + "for every client the command makes, as in Kafka's own tools.")
     Path commandConfig;
 
+    @Option(names = "--replication-factor", description = "Replicas of every topic the command creates (default: the cluster's"
+            + " default.replication.factor); replication.factor in the properties file, as Kafka Streams reads it for its own.")
+    String replicationFactor;
+
     /**
      * Client properties from the file (the command's own --producer.config / --streams.config when
      * given, else --command-config), GOODPUT_KAFKA_*, then --bootstrap-server; checked to answer.
      */
     public Properties kafka(Path propertiesFile) {
-        return kafka(propertiesFile != null ? propertiesFile : commandConfig, bootstrapServer);
+        final Properties p = kafka(propertiesFile != null ? propertiesFile : commandConfig, bootstrapServer);
+        if (replicationFactor != null) {
+            p.put(Replication.KEY, replicationFactor);
+        }
+        Replication.factor(p); // a bad value is refused at start, with the fix
+        return p;
     }
 
     /** Whether the user named a cluster (a bootstrap address or a client properties file). */

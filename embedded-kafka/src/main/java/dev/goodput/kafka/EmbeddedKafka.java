@@ -52,6 +52,8 @@ public final class EmbeddedKafka implements AutoCloseable {
     private final Map<String, String> saslUsers;
     private KafkaRaftServer server;
     private Duration lastStartTime = Duration.ZERO;
+    /** The cluster id to format with: one shared by every node of a multi-node cluster, else a new one. */
+    private String clusterId;
 
     private EmbeddedKafka(Path dataDir, boolean deleteOnClose, Map<String, String> overrides,
                           int brokerPort, int controllerPort) {
@@ -163,6 +165,28 @@ public final class EmbeddedKafka implements AutoCloseable {
         return kafka;
     }
 
+    /**
+     * Starts one node (broker and controller) of a multi-node KRaft cluster, its data kept in
+     * {@code dataDir} across restarts: every node is formatted with the same {@code clusterId} and
+     * names every controller in {@code voters} ({@code 1@127.0.0.1:P1,2@...}). A node waits for a
+     * quorum of controllers, so the nodes of a cluster start at once (see {@link EmbeddedCluster}).
+     */
+    public static EmbeddedKafka startClusterNode(Path dataDir, String clusterId, int nodeId, int brokerPort, int controllerPort,
+                                                 String voters, Map<String, String> overrides) {
+        try {
+            Files.createDirectories(dataDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the broker data folder " + dataDir, e);
+        }
+        final Map<String, String> all = new java.util.HashMap<>(overrides);
+        all.put("node.id", Integer.toString(nodeId));
+        all.put("controller.quorum.voters", voters);
+        final EmbeddedKafka kafka = new EmbeddedKafka(dataDir, false, all, brokerPort, controllerPort);
+        kafka.clusterId = clusterId;
+        kafka.start();
+        return kafka;
+    }
+
     /** {@code host:port} of the PLAINTEXT listener. */
     public String bootstrapServers() {
         return "127.0.0.1:" + brokerPort;
@@ -266,7 +290,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         final int rc;
         try (PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8)) {
             rc = StorageTool.execute(new String[] {
-                "format", "-t", Uuid.randomUuid().toString(), "-c", config.toString(), "--ignore-formatted"},
+                "format", "-t", clusterId != null ? clusterId : Uuid.randomUuid().toString(), "-c", config.toString(),
+                "--ignore-formatted"},
                 ps);
         }
         if (rc != 0) {

@@ -279,7 +279,7 @@ public final class ProduceCommand implements Callable<Integer> {
             final SchemaRegistryClient registry = RegistryConnection.open(connection, props);
             // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
             try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
-                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS, Topics.SERVER_METRICS), (short) -1);
+                Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS, Topics.SERVER_METRICS), props);
             }
             final String run = runId != null ? runId : RunIdentity.newRunId();
             final String gen = generatorId != null ? generatorId : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);

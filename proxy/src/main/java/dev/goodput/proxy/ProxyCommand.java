@@ -143,7 +143,7 @@ public final class ProxyCommand implements Callable<Integer> {
         final Properties props = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = RegistryConnection.open(connection, props);
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(props))) {
-            Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), (short) -1);
+            Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), props);
         }
         final String run = runId != null ? runId : RunIdentity.newRunId();
         final Target target = new Target(upstream.toString(), true, contract.modelName(), null, Map.of(),

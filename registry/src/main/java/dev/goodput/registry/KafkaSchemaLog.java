@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.goodput.config.ClientConfig;
+import dev.goodput.config.Replication;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -59,14 +60,20 @@ final class KafkaSchemaLog implements SchemaLog {
 
     private void ensureTopic() {
         try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
-            admin.createTopics(List.of(new NewTopic(topic, 1, (short) 1)
-                    .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
-                    .all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new IllegalStateException("cannot create the registry topic " + topic + " on " + bootstrap
-                        + ": " + e.getCause().getMessage(), e);
+            try {
+                // the schemas every record of every topic needs: replicated as the cluster (or the user) says, never 1
+                admin.createTopics(List.of(new NewTopic(topic, 1, Replication.factor(client))
+                        .configs(Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT))))
+                        .all().get(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
             }
+            Replication.check(admin, List.of(topic));
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot create the registry topic " + topic + " on " + bootstrap
+                    + ": " + e.getCause().getMessage(), e);
         } catch (InterruptedException | TimeoutException e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();

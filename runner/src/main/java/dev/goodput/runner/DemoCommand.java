@@ -204,7 +204,7 @@ final class DemoCommand implements Callable<Integer> {
             if (external) {
                 try (Admin admin = Admin.create(
                         ClientConfig.forAdmin(props))) {
-                    Topics.createMissing(admin, Topics.ALL, (short) -1);
+                    Topics.createMissing(admin, Topics.ALL, props);
                 }
             }
             // where the DLQ stood at the start: what lands there from now on is this run's loss, said at its end

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -17,6 +18,7 @@ import dev.goodput.avro.RunSummary;
 import dev.goodput.avro.ServerMetrics;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.config.Replication;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
@@ -129,6 +131,14 @@ public final class Topics {
      *
      * @return names of the topics created
      */
+    public static Set<String> createMissing(Admin admin, List<Topic<?>> topics, Properties client) {
+        return createMissing(admin, topics, Replication.factor(client));
+    }
+
+    /**
+     * The same with a replication factor (-1: the broker's default); the replication every topic got,
+     * created now or found, is read back and its problems logged ({@link Replication#check}).
+     */
     public static Set<String> createMissing(Admin admin, List<Topic<?>> topics, short replicationFactor) {
         try {
             final Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
@@ -147,6 +157,7 @@ public final class Topics {
                 }
             }
             awaitDescribed(admin, topics.stream().map(Topic::name).toList());
+            Replication.check(admin, topics.stream().map(Topic::name).toList());
             return created;
         } catch (ExecutionException e) {
             throw new IllegalStateException("creating topics failed: " + e.getCause().getMessage(), e.getCause());

@@ -37,7 +37,7 @@ public final class PricesCommand implements Callable<Integer> {
         final Properties client = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = RegistryConnection.open(connection, client);
         try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
-            Topics.createMissing(admin, List.of(Topics.PRICES), (short) 1);
+            Topics.createMissing(admin, List.of(Topics.PRICES), client);
         }
         SinkCommand.publish(client, registry, Topics.PRICES.name(), prices);
         prices.forEach(p -> System.out.println("published " + p.getPriceKey() + " " + p.getUsdPerGpuHour() + " "

@@ -166,7 +166,7 @@ public final class SinkCommand implements Callable<Integer> {
             Topics.createMissing(admin, List.of(Topics.PRICES.named(config.pricesTopic()),
                     Topics.WINDOW_STATS.named(config.windowStatsTopic()), Topics.COST.named(config.costTopic()),
                     Topics.DLQ.named(config.dlqTopic()), Topics.VERDICTS.named(verdictTopic(config.windowStatsTopic()))),
-                    (short) 1);
+                    client);
         }
         publish(client, registry, config.pricesTopic(), prices);
         final Properties p = new Properties();

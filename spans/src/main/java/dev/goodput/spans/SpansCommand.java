@@ -98,7 +98,7 @@ public final class SpansCommand implements Callable<Integer> {
         final Properties props = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = RegistryConnection.open(connection, props);
         try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
-            Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS, Topics.DLQ), (short) -1);
+            Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS, Topics.DLQ), props);
         }
         final String run = runId != null ? runId : RunIdentity.newRunId();
         final CountDownLatch stopped = new CountDownLatch(1);

@@ -101,7 +101,7 @@ public final class StreamsApp {
     public static int prepareTopics(Properties clientProps, StreamsSettings c) {
         try (Admin admin = Admin.create(ClientConfig.forAdmin(clientProps))) {
             Topics.createMissing(admin, List.of(Topics.TOKENS.named(c.topics().tokens()),
-                    Topics.REQUESTS.named(c.topics().requests())), (short) 1);
+                    Topics.REQUESTS.named(c.topics().requests())), clientProps);
             final Map<String, TopicDescription> d = admin.describeTopics(List.of(c.topics().tokens(), c.topics().requests()))
                     .allTopicNames().get(30, TimeUnit.SECONDS);
             final int tokens = d.get(c.topics().tokens()).partitions().size();
@@ -113,7 +113,7 @@ public final class StreamsApp {
             warnUnlessLogAppendTime(admin, List.of(c.topics().tokens(), c.topics().requests()));
             Topics.createMissing(admin, List.of(Topics.VERDICTS.named(c.topics().verdicts()).withPartitions(tokens),
                     Topics.WINDOW_STATS.named(c.topics().windowStats()).withPartitions(tokens),
-                    Topics.DLQ.named(c.topics().dlq())), (short) 1);
+                    Topics.DLQ.named(c.topics().dlq())), clientProps);
             return tokens;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
