@@ -23,6 +23,7 @@ import dev.goodput.capture.publish.KafkaEventSink;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
+import dev.goodput.config.Failover;
 import dev.goodput.config.Home;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
@@ -40,10 +41,10 @@ import dev.goodput.simulator.SimConfig;
 import dev.goodput.simulator.SimServer;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * {@code goodput produce}: drives an OpenAI-compatible streaming endpoint (or the built-in simulator)
@@ -161,11 +162,12 @@ public final class ProduceCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed of the arrival process (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--close-windows-after", converter = Durations.Seconds.class, defaultValue = "15",
+    @Option(names = "--close-windows-after", converter = Durations.Seconds.class,
             description = "After the last event, tick every partition this long, then publish the end-of-run marker, so"
-                    + " the run's last windows close: the streams-app's window plus its grace (default: ${DEFAULT-VALUE} s"
-                    + " = the default 10 s window and 5 s grace; 0 for no wait).")
-    double closeWindowsAfterS;
+                    + " the run's last windows close: the streams-app's window plus its grace (default: 15 s, the default 10 s"
+                    + " window and 5 s grace, plus the failover allowance the streams-app adds on a cluster of several brokers;"
+                    + " 0 for no wait).")
+    Double closeWindowsAfterS;
 
     @Option(names = "--progress-interval", converter = Durations.Seconds.class, defaultValue = "5", description = "Time between progress lines (default: ${DEFAULT-VALUE} s).")
     double progressS;
@@ -185,7 +187,7 @@ public final class ProduceCommand implements Callable<Integer> {
         if (!(rampUpS >= 0)) {
             bad.add("--ramp-up " + rampUpS + " s: must be 0 or more");
         }
-        if (!(closeWindowsAfterS >= 0)) {
+        if (closeWindowsAfterS != null && !(closeWindowsAfterS >= 0)) {
             bad.add("--close-windows-after " + closeWindowsAfterS + " s: must be 0 or more");
         }
         if (!(progressS > 0)) {
@@ -278,8 +280,12 @@ public final class ProduceCommand implements Callable<Integer> {
             final Properties props = connection.kafka(producerConfig);
             final SchemaRegistryClient registry = RegistryConnection.open(connection, props);
             // a fresh cluster may not have the raw topics yet: create them with their partitions and retention
+            final Duration closeAfter;
             try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
                 Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS, Topics.SERVER_METRICS), props);
+                // tick on through the last windows' grace, which a streams-app on this cluster widens by its failover allowance
+                closeAfter = closeWindowsAfterS != null ? Duration.ofMillis(Math.round(closeWindowsAfterS * 1000))
+                        : KafkaEventSink.DEFAULT_CLOSE_AFTER.plus(Failover.allowance(admin));
             }
             final String run = runId != null ? runId : RunIdentity.newRunId();
             final String gen = generatorId != null ? generatorId : Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffL);
@@ -289,7 +295,7 @@ public final class ProduceCommand implements Callable<Integer> {
             try (ConnectionWatch watch = new ConnectionWatch("produce", props, registry);
                  Generator g = new Generator(client,
                     new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
-                            publishBuffer, run).closeWindowsAfter(Duration.ofMillis(Math.round(closeWindowsAfterS * 1000))), out);
+                            publishBuffer, run).closeWindowsAfter(closeAfter), out);
                  ServerMetricsSampler sampler = targetOptions.serverMetrics(t, contract.id(), run,
                          m -> g.sink().serverMetrics(Topics.SERVER_METRICS.name(), m), out)) {
                 // Ctrl-C: stop dispatching, let in-flight requests end (or be counted abandoned) and flush every event

@@ -142,8 +142,11 @@ public final class ProxyCommand implements Callable<Integer> {
         }
         final Properties props = connection.kafka(producerConfig);
         final SchemaRegistryClient registry = RegistryConnection.open(connection, props);
+        final Duration closeAfter;
         try (Admin admin = Admin.create(dev.goodput.config.ClientConfig.forAdmin(props))) {
             Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS), props);
+            // ticks on through the last windows' grace, which a streams-app on a cluster widens by its failover allowance
+            closeAfter = KafkaEventSink.DEFAULT_CLOSE_AFTER.plus(dev.goodput.config.Failover.allowance(admin));
         }
         final String run = runId != null ? runId : RunIdentity.newRunId();
         final Target target = new Target(upstream.toString(), true, contract.modelName(), null, Map.of(),
@@ -160,7 +163,7 @@ public final class ProxyCommand implements Callable<Integer> {
         // client's selector and parsing threads still wake every few milliseconds (2.5 % of a core at 100 streams)
         try (StreamingClient client = "http".equals(upstream.getScheme()) ? null : new StreamingClient(maxConnections, TimingPriority.NORMAL);
              KafkaEventSink sink = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(), Topics.RUNS.name(),
-                     publishBuffer, run);
+                     publishBuffer, run).closeWindowsAfter(closeAfter);
              ProxyServer proxy = new ProxyServer(address, upstream, client == null ? null : client.http(), RunIdentity.of(contract, run, target.targetId()),
                      scenarioId, target, sink, MicroClock.system(), priority).rollEvery(Duration.ofMillis(Math.round(rollEveryS * 1000)))
                      .askUsage(askUsage).maxConnections(maxConnections).tokenizer(tokenizer).observerBacklog(observerBacklog)

@@ -226,8 +226,10 @@ final class DemoCommand implements Callable<Integer> {
                     matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
 
             // the windowing a streams-app would take from GOODPUT_WINDOW / GOODPUT_GRACE (the demo's own topics stay)
-            final StreamsSettings defaults = StreamsSettings.apply(StreamsSettings.defaults(Map.of(contract.id(), contract)),
-                    Settings.merge(null, System.getenv(), Map.of(), Set.of("window", "grace")));
+            final Map<String, Settings.Value> windowing = Settings.merge(null, System.getenv(), Map.of(), Set.of("window", "grace"));
+            final StreamsSettings asGiven = StreamsSettings.apply(StreamsSettings.defaults(Map.of(contract.id(), contract)), windowing);
+            // on a cluster of several brokers the grace allows for a broker's failover, unless GOODPUT_GRACE gave one
+            final StreamsSettings defaults = windowing.containsKey("grace") ? asGiven : StreamsApp.withFailoverGrace(asGiven, props);
             final StreamsSettings streamsConfig = (objectives == null ? defaults : defaults.withObjectives(objectives))
                     .withUpstreamPartitions(StreamsApp.prepareTopics(props, defaults));
             final FailurePolicy streamsFailures = new FailurePolicy("streams-app",

@@ -19,6 +19,7 @@ import dev.goodput.capture.publish.KafkaEventSink;
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
+import dev.goodput.config.Failover;
 import dev.goodput.config.Home;
 import dev.goodput.config.ListenAddress;
 import dev.goodput.contract.Contract;
@@ -27,10 +28,10 @@ import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine;
 
 /**
  * {@code goodput spans}: a passive source with nothing in the requests' path. An OTLP/HTTP receiver
@@ -68,9 +69,13 @@ public final class SpansCommand implements Callable<Integer> {
             description = "Stop after this long (default: run until stopped).")
     Double durationS;
 
-    @Option(names = "--close-windows-after", converter = Durations.Seconds.class, defaultValue = "15",
-            description = "On stop, tick the raw topics this long so the last windows close (default: ${DEFAULT-VALUE} s).")
-    double closeAfterS;
+    @Option(names = "--close-windows-after", converter = Durations.Seconds.class,
+            description = "On stop, tick the raw topics this long so the last windows close (default: 15 s, plus the failover"
+                    + " allowance the streams-app adds to its grace on a cluster of several brokers).")
+    Double closeAfterS;
+
+    /** The tick-on time at the run's end: --close-windows-after, or the default with the cluster's failover allowance. */
+    private Duration closeAfter;
 
     @Option(names = "--publish-buffer", defaultValue = "100000", description = "Events held while Kafka is slow (default: ${DEFAULT-VALUE}).")
     int publishBuffer;
@@ -99,6 +104,8 @@ public final class SpansCommand implements Callable<Integer> {
         final SchemaRegistryClient registry = RegistryConnection.open(connection, props);
         try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
             Topics.createMissing(admin, List.of(Topics.TOKENS, Topics.REQUESTS, Topics.RUNS, Topics.DLQ), props);
+            closeAfter = closeAfterS != null ? Duration.ofMillis(Math.round(closeAfterS * 1000))
+                    : KafkaEventSink.DEFAULT_CLOSE_AFTER.plus(Failover.allowance(admin));
         }
         final String run = runId != null ? runId : RunIdentity.newRunId();
         final CountDownLatch stopped = new CountDownLatch(1);
@@ -122,7 +129,7 @@ public final class SpansCommand implements Callable<Integer> {
     private int serve(PrintStream out, InetSocketAddress address, Contract contract, Properties props,
                       SchemaRegistryClient registry, String run, CountDownLatch stopped) throws Exception {
         final KafkaEventSink sink = new KafkaEventSink(props, registry, Topics.TOKENS.name(), Topics.REQUESTS.name(),
-                Topics.RUNS.name(), publishBuffer, run).closeWindowsAfter(Duration.ofMillis(Math.round(closeAfterS * 1000)));
+                Topics.RUNS.name(), publishBuffer, run).closeWindowsAfter(closeAfter);
         final RefusedSpans dlq = new RefusedSpans(props, Topics.DLQ.name(), run);
         final SpanRunTally tally = new SpanRunTally();
         final OtlpTraceReceiver receiver;

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeoutException;
 
 import dev.goodput.config.ClientConfig;
 import dev.goodput.config.ConfigException;
+import dev.goodput.config.Failover;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.serde.AvroSerdes;
@@ -140,6 +141,25 @@ public final class StreamsApp {
                         + "events are late; set it with kafka-configs.sh --alter --entity-type topics --entity-name {} "
                         + "--add-config message.timestamp.type=LogAppendTime", e.getKey().name(), type.value(), e.getKey().name());
             }
+        }
+    }
+
+    /**
+     * The settings with their grace widened by the cluster's failover allowance ({@link Failover}):
+     * on a cluster of several brokers a broker's death holds records back until it is fenced, and a
+     * grace shorter than that refuses measured requests as late for the cluster's delay, not theirs.
+     * A grace the user gave is kept as given. The grace is recorded in every window, so a replay
+     * repeats it.
+     */
+    public static StreamsSettings withFailoverGrace(StreamsSettings c, Properties clientProps) {
+        try (Admin admin = Admin.create(ClientConfig.forAdmin(clientProps))) {
+            final Duration allowance = Failover.allowance(admin);
+            if (allowance.isZero()) {
+                return c;
+            }
+            LOG.info("grace {} plus {} for a broker's failover (broker.session.timeout.ms and an election); --grace sets it",
+                    c.grace(), allowance);
+            return c.withWindow(c.window(), c.grace().plus(allowance));
         }
     }
 

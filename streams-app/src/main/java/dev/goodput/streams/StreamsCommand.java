@@ -65,8 +65,9 @@ public final class StreamsCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-thread-replacements "
                     + maxThreadReplacements + ": 0 or more");
         }
-        final StreamsSettings config = config();
         final Properties client = connection.kafka(streamsConfig);
+        final StreamsSettings config = settings.merged(System.getenv()).containsKey("grace") ? config()
+                : StreamsApp.withFailoverGrace(config(), client);
         final SchemaRegistryClient registry = RegistryConnection.open(connection, client);
         final int partitions = StreamsApp.prepareTopics(client, config);
         final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);
