@@ -2,6 +2,7 @@ package dev.goodput.generator;
 
 import java.io.PrintStream;
 import java.util.Locale;
+import java.util.function.Function;
 
 import dev.goodput.avro.RunSummary;
 import dev.goodput.capture.StreamingClient;
@@ -22,6 +23,9 @@ public final class Generator implements AutoCloseable {
     private final PrintStream out;
     private volatile boolean stopped;
     private final RunOutcome outcome = new RunOutcome();
+    /** Asked while a scenario runs: a reason to end it early (a sweep's over-saturated point), or null. */
+    private volatile Function<LoadRun, String> watch = r -> null;
+    private volatile LoadRun last;
 
     public Generator(StreamingClient client, KafkaEventSink sink, PrintStream out) {
         this.client = client;
@@ -29,6 +33,16 @@ public final class Generator implements AutoCloseable {
         this.out = out;
         // said once, first: whether the timings may include waits for a core
         out.println("timing threads: " + client.nio().selectorPriority());
+    }
+
+    /** From now on each scenario is also ended early when {@code w} gives a reason (checked as requests are dispatched). */
+    public void watch(Function<LoadRun, String> w) {
+        this.watch = w;
+    }
+
+    /** The scenario run last (its attainment), or null. */
+    public LoadRun last() {
+        return last;
     }
 
     /** Runs one scenario to its end; throws when publishing failed (events would otherwise be lost). */
@@ -40,8 +54,9 @@ public final class Generator implements AutoCloseable {
                 settings.durationS() != null ? settings.durationS() + " s after " + settings.warmupS() + " s warm-up"
                         : settings.numRequests() != null ? settings.numRequests() + " requests" : "the whole trace");
         final LoadRun run = new LoadRun(settings, MicroClock.system());
-        final RunSummary summary = run.run(client, sink, out, () -> stopped ? "stopped" : sink.failure(),
-                sink::tokensOffered);
+        last = run;
+        final RunSummary summary = run.run(client, sink, out, () -> stopped ? "stopped"
+                        : sink.failure() != null ? sink.failure() : watch.apply(run), sink::tokensOffered);
         sink.summary(summary);
         if (sink.failure() != null) {
             throw new IllegalStateException(sink.failure());

@@ -125,6 +125,13 @@ final class DemoCommand implements Callable<Integer> {
             + " takes them: ttft:200 tpot:50 e2el:5000 (default: the contract's).")
     List<String> goodput;
 
+    @CommandLine.Mixin
+    SweepOptions sweep;
+
+    @Option(names = "--sim-max-batch", defaultValue = "64", description = "Sequences the simulator decodes together; the rest"
+            + " queue (default: ${DEFAULT-VALUE}): a smaller batch is a smaller server, whose capacity a --sweep finds.")
+    int simMaxBatch;
+
     @Option(names = "--repeat", description = "With --duration: run the matrix again and again until then, each pass under a run"
             + " id of its own (<run>-pass2, ...); default: once, then the demo ends. Without --duration it repeats until Ctrl-C.")
     boolean repeat;
@@ -138,6 +145,8 @@ final class DemoCommand implements Callable<Integer> {
 
     /** Which part stopped the run on an error, and why; null while all are well. */
     private final AtomicReference<String> failedPart = new AtomicReference<>();
+    /** The points of a --sweep, as the load thread tried them. */
+    private final List<DemoLoad.SweepPoint> sweepPoints = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     @Override
     public Integer call() throws InterruptedException {
@@ -161,6 +170,12 @@ final class DemoCommand implements Callable<Integer> {
         final Matrix matrix = Matrix.load(matrixFile);
         try {
             Scenario.withinCap(matrix.scenarios(), contract.outputCapTokens());
+            if (sweep.on) {
+                sweep.target(); // a malformed target is refused before anything starts
+            }
+            if (simMaxBatch < 1) {
+                throw new IllegalArgumentException("--sim-max-batch " + simMaxBatch + ": 1 or more");
+            }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), matrixFile + ": " + e.getMessage());
         }
@@ -195,7 +210,7 @@ final class DemoCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         final boolean external = connection.namesCluster();
         try (LocalCluster cluster = external ? null : LocalCluster.start(dataDir, fresh, kafkaPort, registryPort, Topics.ALL);
-             SimServer sim = new SimServer(SimConfig.defaults(), corpus, 0)) {
+             SimServer sim = new SimServer(SimConfig.defaults().withCapacity(simMaxBatch, SimConfig.defaults().queueLimit()), corpus, 0)) {
             final String runId = "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
             final Properties props = external ? connection.kafka(null) : Connection.kafka(null,
                     cluster.bootstrapServers());
@@ -271,10 +286,16 @@ final class DemoCommand implements Callable<Integer> {
                  ServerMetricsSampler sampler = givenTarget == null ? null : targetOptions.serverMetrics(target, contract.id(),
                          runId, m -> generator.sink().serverMetrics(Topics.SERVER_METRICS.name(), m), out)) {
                 outcome = generator.outcome();
-                final Thread load = new Thread(() -> DemoLoad.run(generator, matrix, contract, objectives, corpus, target, preparation,
-                        runId, scenarioSeconds != null ? scenarioSeconds : matrix.durationS(), Math.round(latenessBoundMs * 1000),
-                        repeat || duration == null, stop, failedPart),
-                        "goodput-demo-load");
+                final double seconds = scenarioSeconds != null ? scenarioSeconds : matrix.durationS();
+                final Thread load = new Thread(() -> {
+                    if (sweep.on) {
+                        DemoLoad.sweep(generator, matrix, contract, objectives, corpus, target, preparation, runId, seconds,
+                                Math.round(latenessBoundMs * 1000), sweep, sweepPoints, stop, failedPart);
+                    } else {
+                        DemoLoad.run(generator, matrix, contract, objectives, corpus, target, preparation, runId, seconds,
+                                Math.round(latenessBoundMs * 1000), repeat || duration == null, stop, failedPart);
+                    }
+                }, "goodput-demo-load");
                 load.start();
                 PipelineWatch.start(streams, streamsFailures, sink, stop, failedPart);
                 if (duration == null) {
@@ -332,16 +353,21 @@ final class DemoCommand implements Callable<Integer> {
             return;
         }
         final Map<String, Long> dlq = DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart);
-        for (ScenarioSummary s : ScenarioSummary.of(records)) {
+        final List<ScenarioSummary> summaries = ScenarioSummary.of(records);
+        for (ScenarioSummary s : summaries) {
             out.println("scenario " + s.scenarioId() + " (from the pipeline's final windows and the sink's prices):");
             s.serving().lines().forEach(out::println);
+        }
+        if (sweep.on) {
+            SweepReport.print(out, sweepPoints, summaries, sweep.target());
         }
         DemoAccount.print(out, records, dlq);
         final Path page = ReportCommand.write(records.withDeadLetters(dlq), List.of(contractFile), reportDir.resolve(runId),
                 Provenance.probeBroker(props), targetVersion,
                 ReportCommand.commands(connection.namesCluster()
                         ? "--bootstrap-server " + props.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl()
-                        : "--data-dir " + dataDir, runId, Main.invocation()), DemoAccount.notRun(matrix, records), out);
+                        : "--data-dir " + dataDir, runId, Main.invocation()),
+                sweep.on ? List.of() : DemoAccount.notRun(matrix, records), out);
         out.println("Report: " + page.toAbsolutePath());
     }
 

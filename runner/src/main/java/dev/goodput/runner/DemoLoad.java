@@ -1,6 +1,9 @@
 package dev.goodput.runner;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -13,6 +16,8 @@ import dev.goodput.generator.load.LoadRun;
 import dev.goodput.generator.load.Matrix;
 import dev.goodput.generator.load.Preparation;
 import dev.goodput.generator.load.Scenario;
+import dev.goodput.generator.sweep.SaturationWatch;
+import dev.goodput.generator.sweep.SweepSearch;
 
 /**
  * The demo's load. The matrix runs once: a second pass under the same run id used to be merged into
@@ -52,6 +57,58 @@ final class DemoLoad {
                 }
             }
             // the matrix has run: the demo ends as it does at --duration
+            stop.countDown();
+        } catch (RuntimeException e) {
+            failedPart.compareAndSet(null, "load generator stopped: " + e.getMessage());
+            stop.countDown();
+        }
+    }
+
+    /** One point of a sweep: its scenario, its load, what the generator measured, and whether it met the target. */
+    record SweepPoint(String scenarioId, double load, LoadRun.Attainment attainment, double share, boolean meets, String stoppedBecause) {
+    }
+
+    /**
+     * Searches the load of the matrix's first scenario for the operating point ({@link SweepSearch}):
+     * each point a scenario of the run, judged as it ends by the generator's own verdicts (the
+     * pipeline's come a window and a grace later, and agree: the same definitions), ended early when
+     * its queue grows without bound ({@link SaturationWatch}, open loop). The points go to {@code points}.
+     */
+    static void sweep(Generator g, Matrix matrix, Contract contract, Contract.Objectives objectives, Corpus corpus, Target target,
+                      Preparation preparation, String runId, double seconds, long latenessBoundUs, SweepOptions options,
+                      List<SweepPoint> points, CountDownLatch stop, AtomicReference<String> failedPart) {
+        try {
+            final SweepOptions.Target goal = options.target();
+            final Scenario first = matrix.scenarios().get(0);
+            final boolean closed = first.closedLoop();
+            final double start = closed ? first.concurrency() : first.rateRps();
+            final double cap = options.max != null ? options.max : closed ? 256 : 1000;
+            final List<SweepSearch.Point> tried = new ArrayList<>();
+            final RunIdentity identity = RunIdentity.of(contract, runId, target.targetId());
+            System.out.println("sweep: " + (closed ? "concurrency" : "rate") + " from " + start + " up to " + cap + ", target "
+                    + goal.text() + ", resolution " + SweepOptions.pct(options.resolution));
+            for (double load = SweepSearch.next(tried, start, cap, options.resolution, closed); !Double.isNaN(load) && !g.stopped();
+                 load = SweepSearch.next(tried, start, cap, options.resolution, closed)) {
+                final Scenario sc = new Scenario(first.promptTokens(), first.outputTokens(), closed ? null : load,
+                        closed ? (int) load : null, first.cache());
+                final long measuredFrom = System.nanoTime() + Math.round(contract.arrival().warmupS() * 1e9);
+                final SaturationWatch watch = closed ? null : new SaturationWatch(() -> g.last() == null ? 0 : g.last().inFlight(),
+                        System::nanoTime, measuredFrom);
+                g.watch(r -> watch == null ? null : watch.check());
+                g.run(new LoadRun.Settings(target, objectives == null ? identity : identity.withObjectives(objectives), sc, corpus,
+                        "demo", contract.arrival().process(), contract.arrival().burstiness(), contract.arrival().warmupS(), seconds,
+                        null, 0, null, latenessBoundUs, 1, Duration.ofSeconds(5), null, preparation));
+                g.watch(r -> null);
+                final LoadRun.Attainment a = g.last().attainment();
+                final double share = a.measured() == 0 ? 0 : (double) (goal.good() ? a.good() : a.withinObjectives()) / a.measured();
+                final String saturated = watch == null ? null : watch.check();
+                final boolean meets = saturated == null && a.measured() > 0 && share >= goal.share();
+                tried.add(new SweepSearch.Point(load, meets));
+                points.add(new SweepPoint(sc.id(), load, a, share, meets, saturated));
+                System.out.printf(Locale.ROOT, "sweep point %d: %s: %d measured, %s %s: %s%s%n", tried.size(), sc.id(), a.measured(),
+                        SweepOptions.pct(share), goal.good() ? "good" : "within the objectives", meets ? "meets" : "fails",
+                        saturated == null ? "" : " (" + saturated + ", ended early)");
+            }
             stop.countDown();
         } catch (RuntimeException e) {
             failedPart.compareAndSet(null, "load generator stopped: " + e.getMessage());

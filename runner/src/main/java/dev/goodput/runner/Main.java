@@ -22,7 +22,7 @@ import picocli.CommandLine;
  */
 @Command(name = "goodput", mixinStandardHelpOptions = true, version = "goodput 0.1.0",
         description = "Benchmarks LLM inference by goodput and cost per successful token, on Kafka.",
-        subcommands = {DemoCommand.class, BrokerCommand.class, RegistryCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, ProxyCommand.class, SpansCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class})
+        subcommands = {DemoCommand.class, BrokerCommand.class, RegistryCommand.class, ReportCommand.class, CompareCommand.class, ProduceCommand.class, ProxyCommand.class, SpansCommand.class, SimulateCommand.class, StreamsCommand.class, SinkCommand.class, PricesCommand.class, ReplayCommand.class, TopicsCommand.class})
 public final class Main {
 
     public static final int EXIT_FAILED = 1;

@@ -50,6 +50,8 @@ class ClusterIT {
                 final Map<String, TopicDescription> d = admin.describeTopics(names).allTopicNames().get(60, TimeUnit.SECONDS);
                 d.forEach((name, t) -> assertThat(t.partitions()).as(name)
                         .allSatisfy(p -> assertThat(p.replicas()).as("%s partition %d", name, p.partition()).hasSize(3)));
+                // goodput topics describes the same and finds nothing to mend
+                assertThat(Main.run("topics", "--bootstrap-server", cluster.bootstrapServers())).isZero();
 
                 // the user's replication, where they give one, and a topic below the cluster's reach is said
                 final Properties two = new Properties();
@@ -63,6 +65,7 @@ class ClusterIT {
                 });
                 assertThat(Replication.problems(held, Replication.brokers(admin))).singleElement()
                         .satisfies(p -> assertThat(p).contains("llm.tokens.two has 2 replica(s) on a cluster of 3 brokers"));
+                assertThat(Main.run("topics", "--bootstrap-server", cluster.bootstrapServers())).as("a topic to mend").isEqualTo(Main.EXIT_FAILED);
             }
         }
     }

@@ -65,9 +65,11 @@ public final class StreamsCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max-thread-replacements "
                     + maxThreadReplacements + ": 0 or more");
         }
+        // the settings are checked before anything connects: a bad value is refused at start, exit 2
+        final StreamsSettings given = config();
         final Properties client = connection.kafka(streamsConfig);
-        final StreamsSettings config = settings.merged(System.getenv()).containsKey("grace") ? config()
-                : StreamsApp.withFailoverGrace(config(), client);
+        final StreamsSettings config = settings.merged(System.getenv()).containsKey("grace") ? given
+                : StreamsApp.withFailoverGrace(given, client);
         final SchemaRegistryClient registry = RegistryConnection.open(connection, client);
         final int partitions = StreamsApp.prepareTopics(client, config);
         final FailurePolicy failures = new FailurePolicy("streams-app", maxThreadReplacements);

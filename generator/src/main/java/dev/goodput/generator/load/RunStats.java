@@ -38,6 +38,7 @@ public final class RunStats {
     final LongAdder measuredOk = new LongAdder();
     final LongAdder measuredFailed = new LongAdder();
     final LongAdder measuredGood = new LongAdder();
+    final LongAdder measuredSlo = new LongAdder();
     final LongAdder measuredInputTokens = new LongAdder();
     final LongAdder measuredOutputTokens = new LongAdder();
     private final Contract.Objectives objectives;
@@ -105,6 +106,9 @@ public final class RunStats {
             tpot.recordValue(Math.min(MAX_US, Math.max(0, Math.round(tpotUs))));
         }
         final boolean slo = Definitions.sloPass(Definitions.failedObjectives(true, ttftUs, tpotUs, e2eUs, objectives));
+        if (slo) {
+            measuredSlo.increment();
+        }
         if (Definitions.good(slo, Boolean.TRUE.equals(e.getQualityPass()))) {
             measuredGood.increment();
         }
