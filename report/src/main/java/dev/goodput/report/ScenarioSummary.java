@@ -148,7 +148,8 @@ public record ScenarioSummary(String scenarioId, String contractId, String arriv
                     + p99.verdict().minSamples() + ")");
         }
         additions.put("Validity", limits.isEmpty() ? "valid" : String.join("; ", limits));
-        return new ServingSummary("Serving Benchmark Result", ok, requests - ok, good, measuredSeconds, inputTokens,
+        return new ServingSummary("Serving Benchmark Result (vLLM's layout; Goodput's definitions: times from the intended send)",
+                ok, requests - ok, good, measuredSeconds, inputTokens,
                 tokensOk, shown, additions);
     }
 

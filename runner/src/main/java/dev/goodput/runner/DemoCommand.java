@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import dev.goodput.avro.GpuPrice;
+import dev.goodput.avro.RequestVerdict;
 import dev.goodput.capture.RunIdentity;
 import dev.goodput.capture.ServerMetricsSampler;
 import dev.goodput.capture.StreamingClient;
@@ -128,6 +129,9 @@ final class DemoCommand implements Callable<Integer> {
     @CommandLine.Mixin
     SweepOptions sweep;
 
+    @CommandLine.Mixin
+    DemoLoadFlags load;
+
     @Option(names = "--sim-max-batch", defaultValue = "64", description = "Sequences the simulator decodes together; the rest"
             + " queue (default: ${DEFAULT-VALUE}): a smaller batch is a smaller server, whose capacity a --sweep finds.")
     int simMaxBatch;
@@ -167,8 +171,13 @@ final class DemoCommand implements Callable<Integer> {
         final PrintStream out = System.out;
         final Contract contract = ContractLoader.load(contractFile);
         final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent()));
-        final Matrix matrix = Matrix.load(matrixFile);
+        final Matrix matrix;
         try {
+            if (load.given() && spec.commandLine().getParseResult().hasMatchedOption("--matrix")) {
+                throw new IllegalArgumentException("--matrix and the one-scenario load flags (--request-rate, --random-input-len, ...):"
+                        + " give one or the other");
+            }
+            matrix = load.given() ? load.matrix(contract, scenarioSeconds, duration) : Matrix.load(matrixFile);
             Scenario.withinCap(matrix.scenarios(), contract.outputCapTokens());
             if (sweep.on) {
                 sweep.target(); // a malformed target is refused before anything starts
@@ -177,7 +186,7 @@ final class DemoCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--sim-max-batch " + simMaxBatch + ": 1 or more");
             }
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), matrixFile + ": " + e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), (load.given() ? "" : matrixFile + ": ") + e.getMessage());
         }
         final List<GpuPrice> prices = PricesFile.load(pricesFile);
         final long t0 = System.nanoTime();
@@ -237,7 +246,7 @@ final class DemoCommand implements Callable<Integer> {
                     : "  target     %s  (the simulator is idle)%n", givenTargetarget == null ? sim.baseUrl() : Redact.withoutUserInfo(givenTargetarget));
             out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
                     .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
-            out.printf(Locale.ROOT, "  matrix     %s: %s%n", matrixFile,
+            out.printf(Locale.ROOT, "  matrix     %s: %s%n", load.given() ? "the load flags" : matrixFile,
                     matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
 
             // the windowing a streams-app would take from GOODPUT_WINDOW / GOODPUT_GRACE (the demo's own topics stay)
@@ -354,10 +363,7 @@ final class DemoCommand implements Callable<Integer> {
         }
         final Map<String, Long> dlq = DeadLetterCounts.since(props, Topics.DLQ.name(), dlqAtStart);
         final List<ScenarioSummary> summaries = ScenarioSummary.of(records);
-        for (ScenarioSummary s : summaries) {
-            out.println("scenario " + s.scenarioId() + " (from the pipeline's final windows and the sink's prices):");
-            s.serving().lines().forEach(out::println);
-        }
+        EndTable.print(out, summaries, records.verdicts().stream().collect(Collectors.groupingBy(RequestVerdict::getScenarioId)));
         if (sweep.on) {
             SweepReport.print(out, sweepPoints, summaries, sweep.target());
         }
@@ -368,7 +374,10 @@ final class DemoCommand implements Callable<Integer> {
                         ? "--bootstrap-server " + props.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl()
                         : "--data-dir " + dataDir, runId, Main.invocation()),
                 sweep.on ? List.of() : DemoAccount.notRun(matrix, records), out);
+        EndTable.servingFile(page.getParent(), summaries);
         out.println("Report: " + page.toAbsolutePath());
+        final String where = connection.namesCluster() ? "--bootstrap-server " + props.getProperty("bootstrap.servers") : "--data-dir " + dataDir;
+        EndTable.next(out, page.toAbsolutePath().toString(), where, runId);
     }
 
     /** How prompts are sized for the target (the contract's tokenizer), or a refusal with the fix: exit 2. */

@@ -345,7 +345,8 @@ public final class LoadRun {
         additions.put("Cost per successful 1M tokens", "priced by the sink (llm.cost, goodput report)");
         additions.put("Validity", summary.getGeneratorSaturated() ? "GENERATOR SATURATED (dispatch lateness p99 "
                 + summary.getLatenessP99Us() / 1000.0 + " ms)" : "generator kept its schedule");
-        return new ServingSummary("Serving Benchmark Result", ok, all - ok, stats.measuredGood.sum(), seconds,
+        return new ServingSummary("Serving Benchmark Result (vLLM's layout; Goodput's definitions, the generator's view)", ok, all - ok,
+                stats.measuredGood.sum(), seconds,
                 stats.measuredInputTokens.sum(),
                 stats.measuredOutputTokens.sum(), stats.latency(), additions);
     }
