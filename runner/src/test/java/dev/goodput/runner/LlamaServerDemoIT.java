@@ -28,10 +28,7 @@ class LlamaServerDemoIT {
         try (LlamaServer server = LlamaServer.start(2, 2048)) {
             final Path matrix = dir.resolve("matrix.yaml");
             Files.writeString(matrix, "prompt_tokens: [128]\noutput_tokens: [32]\nconcurrency: [4]\ncache: [cold]\nduration_s: 12\n");
-            final Path contract = dir.resolve("contract.yaml");
-            Files.writeString(contract, Files.readString(Path.of("../engine/contract.yaml"))
-                    .replace("name: tiny-llama2 ", "name: " + LlamaServer.MODEL + " ")
-                    .replace("../config/corpus/prompts.jsonl", Path.of("../config/corpus/prompts.jsonl").toAbsolutePath().toString()));
+            final Path contract = EngineContract.write(dir);
             try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
                     "--report-dir", dir.resolve("reports").toString(), "--contract", contract.toString(), "--matrix", matrix.toString(),
                     "--prices", "../config/prices.yaml", "--target", server.v1(), "--stall-timeout", "1s",
@@ -85,10 +82,7 @@ class LlamaServerDemoIT {
         try (LlamaServer server = LlamaServer.stoppingOnEos(2, 2048, "root ::= \" Paris is a big old city\"")) {
             final Path matrix = dir.resolve("matrix.yaml");
             Files.writeString(matrix, "prompt_tokens: [64]\noutput_tokens: [32]\nconcurrency: [2]\ncache: [cold]\nduration_s: 10\n");
-            final Path contract = dir.resolve("contract.yaml");
-            Files.writeString(contract, Files.readString(Path.of("../engine/contract.yaml"))
-                    .replace("name: tiny-llama2 ", "name: " + LlamaServer.MODEL + " ")
-                    .replace("../config/corpus/prompts.jsonl", Path.of("../config/corpus/prompts.jsonl").toAbsolutePath().toString()));
+            final Path contract = EngineContract.write(dir);
             try (ChildCli demo = ChildCli.start(ChildCli.SHORT_WINDOWS, "demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
                     "--report-dir", dir.resolve("reports").toString(), "--contract", contract.toString(), "--matrix", matrix.toString(),
                     "--prices", "../config/prices.yaml", "--target", server.v1(), "--duration", "20s")) {

@@ -25,10 +25,7 @@ class LlamaServerSweepIT {
         try (LlamaServer server = LlamaServer.start(2, 2048)) {
             final Path matrix = dir.resolve("matrix.yaml");
             Files.writeString(matrix, "prompt_tokens: [32]\noutput_tokens: [16]\nrates_rps: [1]\ncache: [cold]\nduration_s: 8\n");
-            final Path contract = dir.resolve("contract.yaml");
-            Files.writeString(contract, Files.readString(Path.of("../engine/contract.yaml"))
-                    .replace("name: tiny-llama2 ", "name: " + LlamaServer.MODEL + " ")
-                    .replace("../config/corpus/prompts.jsonl", Path.of("../config/corpus/prompts.jsonl").toAbsolutePath().toString()));
+            final Path contract = EngineContract.write(dir);
             try (ChildCli demo = ChildCli.start("demo", "--fresh", "--data-dir", dir.resolve("data").toString(),
                     "--report-dir", dir.resolve("reports").toString(), "--contract", contract.toString(), "--matrix", matrix.toString(),
                     "--prices", "../config/prices.yaml", "--target", server.v1(), "--sweep", "--sweep-target", "slo:0.9",
