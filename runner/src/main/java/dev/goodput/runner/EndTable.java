@@ -76,7 +76,7 @@ final class EndTable {
                     ms(s.latency().get("ttft").getTotalCount() == 0 ? Double.NaN : s.latency().get("ttft").getValueAtPercentile(99)),
                     ms(s.latency().get("tpot").getTotalCount() == 0 ? Double.NaN : s.latency().get("tpot").getValueAtPercentile(99)),
                     String.format(Locale.ROOT, "%.2f/s", s.goodputRps()),
-                    s.costPerSuccessfulM() == null ? "not priced" : String.format(Locale.ROOT, "$%.4f", s.costPerSuccessfulM()));
+                    cost(s));
             if (s.costPerSuccessfulM() != null && (best == null || s.costPerSuccessfulM() < best.costPerSuccessfulM())) {
                 best = s;
             }
@@ -105,6 +105,14 @@ final class EndTable {
     static void next(PrintStream out, String page, String dataFlags, String runId) {
         out.println("Next: open " + page + " | ./goodput replay " + dataFlags + " --run-id " + runId
                 + " --replay-id what-if --goodput ttft:200 tpot:50 e2el:5000 | ./goodput compare <bundle> <bundle>");
+    }
+
+    /** The cost per good 1M, or why there is none: no price in force, or no good token to divide by. */
+    static String cost(ScenarioSummary s) {
+        if (s.costPerSuccessfulM() != null) {
+            return String.format(Locale.ROOT, "$%.4f", s.costPerSuccessfulM());
+        }
+        return s.hourlyCostUsd() == null ? "not priced" : "no good token";
     }
 
     private static String ms(double us) {

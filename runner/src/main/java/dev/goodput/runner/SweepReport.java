@@ -34,7 +34,7 @@ final class SweepReport {
             final ScenarioSummary s = byId.get(p.scenarioId());
             out.printf(Locale.ROOT, "  %-22s %8s %9d %12s %14s %14s  %s%n", p.scenarioId(), load(p.load()), p.attainment().measured(),
                     SweepOptions.pct(p.share()), s == null ? "-" : String.format(Locale.ROOT, "%.2f", s.goodputRps()),
-                    s == null || s.costPerSuccessfulM() == null ? "not priced" : String.format(Locale.ROOT, "%.4f", s.costPerSuccessfulM()),
+                    s == null ? "-" : EndTable.cost(s),
                     (p.meets() ? "meets" : "fails") + (p.stoppedBecause() == null ? "" : ", ended early: " + p.stoppedBecause()));
         }
         final SweepSearch.Answer a = SweepSearch.answer(points.stream().map(p -> new SweepSearch.Point(p.load(), p.meets())).toList());
@@ -47,7 +47,8 @@ final class SweepReport {
         out.printf(Locale.ROOT, "Operating point: %s (%s) meets the target with %s; %s%s.%n", load(a.highestMeeting()), at.scenarioId(),
                 SweepOptions.pct(at.share()), Double.isNaN(a.lowestFailing()) ? "no load up to the cap failed it"
                         : load(a.lowestFailing()) + " does not",
-                s == null || s.costPerSuccessfulM() == null ? "; its cost was not priced"
+                s == null || s.costPerSuccessfulM() == null ? "; no cost per successful 1M there (" + (s == null ? "no final window"
+                        : EndTable.cost(s)) + ")"
                         : String.format(Locale.ROOT, "; cost per successful 1M output tokens there: $%.4f (goodput %.2f req/s, %s of"
                                 + " requests good by the pipeline)", s.costPerSuccessfulM(), s.goodputRps(), SweepOptions.pct(s.goodFraction())));
     }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SweepIT {
 
-    private static final Pattern ROW = Pattern.compile("^  (p\\S+)\\s+([0-9.]+)\\s+(\\d+)\\s+([0-9.]+) %\\s+\\S+\\s+\\S+(?: \\S+)?\\s+(meets|fails)(.*)$");
+    private static final Pattern ROW = Pattern.compile("^  (p\\S+)\\s+([0-9.]+)\\s+(\\d+)\\s+([0-9.]+) %\\s+\\S+\\s+\\S+(?: \\S+)*?\\s+(meets|fails)(.*)$");
     private static final Pattern ANSWER = Pattern.compile("Operating point: ([0-9.]+) \\((\\S+)\\) meets the target with ([0-9.]+) %; ([0-9.]+) does not;"
             + " cost per successful 1M output tokens there: \\$([0-9.]+)");
 

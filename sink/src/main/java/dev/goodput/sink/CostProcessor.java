@@ -26,6 +26,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * price record (broadcast) and the final window stats of its scenarios.
  */
 final class CostProcessor implements Processor<String, byte[], String, CostRecord> {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CostProcessor.class);
 
     static final String NAME = "cost-processor";
     static final String PRICES = "gpu-price-versions";
@@ -38,6 +39,8 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
     private ProcessorContext<String, CostRecord> context;
     private KeyValueStore<String, TreeMap<Long, byte[]>> versions;
     private KeyValueStore<String, ArrayDeque<PricedWindow>> recent;
+    /** The latest window start priced under each price key by this task (to say when a price version comes too late). */
+    private final Map<String, Long> pricedThrough = new java.util.HashMap<>();
 
     CostProcessor(SinkConfig config, Deserializer<GpuPrice> prices, Deserializer<WindowStats> windows,
                   Serializer<GpuPrice> priceBytes) {
@@ -66,6 +69,14 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
     /** A price version (checked by {@link PriceGate} before it was broadcast) joins the versions of its key. */
     private void onPrice(Record<String, byte[]> record) {
         final GpuPrice p = prices.deserialize(config.pricesTopic(), record.value());
+        final Long through = pricedThrough.get(p.getPriceKey());
+        if (through != null && Micros.of(p.getEffectiveFromUs()) <= through) {
+            // the versioned join prices a window once, as it closes: a version dated before windows already priced
+            // changes no live cost record, only a replay's
+            LOG.warn("price version {} of {} (effective from {}) came after windows it covers were priced (through {}): their live cost"
+                    + " records keep the version in force when they closed; a replay prices them with this one",
+                    p.getUsdPerGpuHour(), p.getPriceKey(), p.getEffectiveFromUs(), Micros.toInstant(through));
+        }
         final TreeMap<Long, byte[]> v = orEmpty(versions.get(p.getPriceKey()));
         v.put(Micros.of(p.getEffectiveFromUs()), priceBytes.serialize(config.pricesTopic(), p));
         versions.put(p.getPriceKey(), v);
@@ -77,6 +88,7 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
             return;
         }
         final GpuPrice price = priceAt(w.getPriceKey(), Micros.of(w.getWindowStartUs()));
+        pricedThrough.merge(w.getPriceKey(), Micros.of(w.getWindowStartUs()), Math::max);
         final PricedWindow s = PricedWindow.of(w, price);
         emit(w, List.of(s), "window", price == null ? "no price version for " + w.getPriceKey() + " in force at "
                 + w.getWindowStartUs() : null);
