@@ -179,14 +179,13 @@ final class DemoCommand implements Callable<Integer> {
             }
             matrix = load.given() ? load.matrix(contract, scenarioSeconds, duration) : Matrix.load(matrixFile);
             Scenario.withinCap(matrix.scenarios(), contract.outputCapTokens());
-            if (sweep.on) {
-                sweep.target(); // a malformed target is refused before anything starts
-            }
-            if (simMaxBatch < 1) {
-                throw new IllegalArgumentException("--sim-max-batch " + simMaxBatch + ": 1 or more");
-            }
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), (load.given() ? "" : matrixFile + ": ") + e.getMessage());
+        }
+        try {
+            DemoChecks.atStart(sweep, simMaxBatch, connection.namesCluster(), kafkaPort, registryPort, metricsPort);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         final List<GpuPrice> prices = PricesFile.load(pricesFile);
         final long t0 = System.nanoTime();
