@@ -325,18 +325,8 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
 
     /** Waits until everything offered so far has been acknowledged by the broker. */
     public boolean flush(Duration timeout) {
-        final long deadline = System.nanoTime() + timeout.toNanos();
-        while (acked.sum() < tokensOffered.sum() + requestsOffered.sum() && failure.get() == null
-                && System.nanoTime() < deadline) {
-            producer.flush();
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return acked.sum() >= tokensOffered.sum() + requestsOffered.sum();
+        return AckWait.until(() -> tokensOffered.sum() + requestsOffered.sum() - acked.sum(), () -> failure.get() != null,
+                producer::flush, timeout);
     }
 
     /**
