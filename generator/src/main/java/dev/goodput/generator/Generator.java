@@ -26,6 +26,7 @@ public final class Generator implements AutoCloseable {
     /** Asked while a scenario runs: a reason to end it early (a sweep's over-saturated point), or null. */
     private volatile Function<LoadRun, String> watch = r -> null;
     private volatile LoadRun last;
+    private volatile boolean servingBlocks = true;
 
     public Generator(StreamingClient client, KafkaEventSink sink, PrintStream out) {
         this.client = client;
@@ -38,6 +39,14 @@ public final class Generator implements AutoCloseable {
     /** From now on each scenario is also ended early when {@code w} gives a reason (checked as requests are dispatched). */
     public void watch(Function<LoadRun, String> w) {
         this.watch = w;
+    }
+
+    /**
+     * Whether each scenario's end prints its block in vLLM's layout (produce, as vLLM's users expect);
+     * the demo prints one table at the run's end instead, and puts the blocks in its bundle.
+     */
+    public void servingBlocks(boolean print) {
+        this.servingBlocks = print;
     }
 
     /** The scenario run last (its attainment), or null. */
@@ -77,7 +86,9 @@ public final class Generator implements AutoCloseable {
         if (run.promptWarning() != null) {
             out.println(run.promptWarning());
         }
-        run.servingSummary(summary).lines().forEach(out::println);
+        if (servingBlocks) {
+            run.servingSummary(summary).lines().forEach(out::println);
+        }
         if (summary.getRequests() > 0 && summary.getRequestsOk() == 0) {
             out.printf(Locale.ROOT, "warning: no request of %s succeeded. Top error classes:%n", summary.getScenarioId());
             run.errors().lines(RunOutcome.TOP).forEach(out::println);

@@ -38,6 +38,7 @@ final class DemoLoad {
                     Preparation preparation, String runId, double seconds, long latenessBoundUs, boolean repeat,
                     CountDownLatch stop, AtomicReference<String> failedPart) {
         try {
+            g.servingBlocks(false); // one table at the end instead: the blocks go to the bundle
             // once, unless --repeat; a later pass is a run of its own, never merged into the first's scenarios
             for (int pass = 1; pass == 1 || repeat && !g.stopped(); pass++) {
                 final String passRun = pass == 1 ? runId : runId + "-pass" + pass;
@@ -78,6 +79,7 @@ final class DemoLoad {
                       Preparation preparation, String runId, double seconds, long latenessBoundUs, SweepOptions options,
                       List<SweepPoint> points, CountDownLatch stop, AtomicReference<String> failedPart) {
         try {
+            g.servingBlocks(false);
             final SweepOptions.Target goal = options.target();
             final Scenario first = matrix.scenarios().get(0);
             final boolean closed = first.closedLoop();
