@@ -12,6 +12,7 @@ import dev.goodput.capture.Target;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.Corpus;
 import dev.goodput.generator.Generator;
+import dev.goodput.generator.load.Attainment;
 import dev.goodput.generator.load.LoadRun;
 import dev.goodput.generator.load.Matrix;
 import dev.goodput.generator.load.Preparation;
@@ -66,7 +67,7 @@ final class DemoLoad {
     }
 
     /** One point of a sweep: its scenario, its load, what the generator measured, and whether it met the target. */
-    record SweepPoint(String scenarioId, double load, LoadRun.Attainment attainment, double share, boolean meets, String stoppedBecause) {
+    record SweepPoint(String scenarioId, double load, Attainment attainment, double share, boolean meets, String stoppedBecause) {
     }
 
     /**
@@ -101,7 +102,7 @@ final class DemoLoad {
                         "demo", contract.arrival().process(), contract.arrival().burstiness(), contract.arrival().warmupS(), seconds,
                         null, 0, null, latenessBoundUs, 1, Duration.ofSeconds(5), null, preparation));
                 g.watch(r -> null);
-                final LoadRun.Attainment a = g.last().attainment();
+                final Attainment a = g.last().attainment();
                 final double share = a.measured() == 0 ? 0 : (double) (goal.good() ? a.good() : a.withinObjectives()) / a.measured();
                 final String saturated = watch == null ? null : watch.check();
                 final boolean meets = saturated == null && a.measured() > 0 && share >= goal.share();

@@ -367,15 +367,7 @@ public final class LoadRun {
         return stats.errorClasses;
     }
 
-    /**
-     * The run's measured requests so far, those within every latency objective and those good (the
-     * objectives and the quality floor), as the generator judged them by the same definitions the
-     * streams-app applies: what a sweep decides its next point by while the pipeline's final windows
-     * are still to come.
-     */
-    public record Attainment(long measured, long withinObjectives, long good) {
-    }
-
+    /** The run's measured requests so far, those within every latency objective and those good ({@link Attainment}). */
     public Attainment attainment() {
         return new Attainment(stats.measuredOk.sum() + stats.measuredFailed.sum(), stats.measuredSlo.sum(), stats.measuredGood.sum());
     }
