@@ -15,6 +15,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.RetriableException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -111,11 +112,29 @@ public final class Replication {
         return out;
     }
 
-    /** Describes the topics and logs each problem of their replication at WARN; what it found is returned. */
-    public static List<Held> check(Admin admin, Collection<String> topics) throws InterruptedException, ExecutionException,
-            TimeoutException {
-        final List<Held> held = describe(admin, topics);
-        problems(held, brokers(admin)).forEach(p -> LOG.warn(p));
-        return held;
+    /**
+     * Describes the topics and logs each problem of their replication at WARN; what it found is
+     * returned. A topic created a moment ago may not be known to the broker answering yet: the
+     * description is asked again for up to 30 s. The check only informs: a cluster that cannot
+     * describe the topics is said at WARN, and nothing is found.
+     */
+    public static List<Held> check(Admin admin, Collection<String> topics) throws InterruptedException {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_S);
+        while (true) {
+            try {
+                final List<Held> held = describe(admin, topics);
+                problems(held, brokers(admin)).forEach(p -> LOG.warn(p));
+                return held;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+                    LOG.warn("could not read back the replication of {}: {}", topics, e.getCause().getMessage());
+                    return List.of();
+                }
+            } catch (TimeoutException e) {
+                LOG.warn("could not read back the replication of {}: no answer in {} s", topics, TIMEOUT_S);
+                return List.of();
+            }
+            Thread.sleep(100);
+        }
     }
 }
