@@ -160,13 +160,7 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
                 skipped.counts(), r.deadLetters(), chunks, samples, refused);
     }
 
-    /**
-     * Picks one run out of whole topics. Windows carry no run id, so a window belongs to the run when
-     * one of the run's own requests (its request events and verdicts, which carry the run id)
-     * completed in it, under the run's contract and scenario: never by a time range, which other runs
-     * of the same contract and scenario may share (a 500 s request's run took two others in) and one
-     * absurd date would stretch.
-     */
+    /** Picks one run out of whole topics: its windows are those {@link RunWindows} says hold it. */
     public static RunRecords select(String runId, String replayId, List<RunSummary> allRuns, List<RequestEvent> allRequests,
                                     List<RequestVerdict> allVerdicts, List<WindowStats> allWindows, List<CostRecord> allCosts,
                                     List<GpuPrice> allPrices) {
@@ -178,11 +172,11 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         }
         final Set<Keys.Scenario> keys = runs.stream().map(r -> new Keys.Scenario(r.getContractId(), r.getScenarioId()))
                 .collect(Collectors.toSet());
-        final Map<Keys.Scenario, long[]> completed = completions(runId, allRequests, allVerdicts);
+        final Map<Keys.Scenario, long[][]> live = RunWindows.stretches(runId, allRequests, allVerdicts);
         final Map<Keys.Window, WindowStats> windows = new LinkedHashMap<>();
         for (WindowStats w : allWindows) {
             final Keys.Scenario scenario = new Keys.Scenario(w.getContractId(), w.getScenarioId());
-            if (keys.contains(scenario) && anyIn(completed.get(scenario), Micros.of(w.getWindowStartUs()), Micros.of(w.getWindowEndUs()))) {
+            if (keys.contains(scenario) && RunWindows.holds(live.get(scenario), w)) {
                 final Keys.Window k = new Keys.Window(w.getContractId(), w.getScenarioId(), Micros.of(w.getWindowStartUs()));
                 final WindowStats seen = windows.get(k);
                 if (seen == null || !seen.getIsFinal()) {
@@ -226,15 +220,6 @@ public record RunRecords(String runId, String replayId, List<RunSummary> runs, L
         final Map<Keys.Scenario, long[]> out = new LinkedHashMap<>();
         times.forEach((k, t) -> out.put(k, t.stream().mapToLong(Long::longValue).sorted().toArray()));
         return out;
-    }
-
-    /** Whether an ascending array holds a value in [from, to). */
-    private static boolean anyIn(long[] ascending, long from, long to) {
-        if (ascending == null) {
-            return false;
-        }
-        final int at = from(ascending, from);
-        return at < ascending.length && ascending[at] < to;
     }
 
     /** The index of the first value at or past {@code value} in an ascending array. */

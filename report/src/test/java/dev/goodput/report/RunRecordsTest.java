@@ -82,7 +82,9 @@ class RunRecordsTest {
         // same contract and scenario from other runs: they are not this run's, though its time range covers them
         final RunSummary a = RunSummary.newBuilder(SampleRecords.runSummary()).setRunId("r").setScenarioId("a")
                 .setStartedUs(SampleRecords.T0.plusSeconds(100)).setEndedUs(SampleRecords.T0.plusSeconds(600)).build();
-        final RequestEvent longOne = RequestEvent.newBuilder(request("a", 0, RequestStatus.OK, false))
+        // a span: no chunk is known, so only its completion places it
+        final RequestEvent longOne = RequestEvent.newBuilder(request("a", 0, RequestStatus.OK, false)).setContentChunks(0)
+                .setFirstChunkTimeUs(SampleRecords.T0.plusSeconds(101)).setLastChunkTimeUs(SampleRecords.T0.plusSeconds(600))
                 .setCompletionTimeUs(SampleRecords.T0.plusSeconds(600).plusMillis(500)).build();
         final List<WindowStats> windows = new ArrayList<>();
         for (long s : new long[] {200, 300, 600}) {
@@ -96,5 +98,10 @@ class RunRecordsTest {
         assertThat(r.windows()).extracting(w -> w.getWindowStartUs()).containsExactly(SampleRecords.T0.plusSeconds(600));
         // the window it completed in holds two requests of other runs as well: said, not hidden
         assertThat(r.foreignRequestsInWindows()).isEqualTo(2);
+        // streamed, the same request's gaps are dated by its chunks, in every window from its first: those hold it too
+        final RequestEvent streamed = RequestEvent.newBuilder(longOne).setContentChunks(5000).build();
+        assertThat(RunRecords.select("r", null, List.of(a), List.of(streamed), List.of(verdict), windows, List.of(), List.of()).windows())
+                .extracting(w -> w.getWindowStartUs()).containsExactly(SampleRecords.T0.plusSeconds(200), SampleRecords.T0.plusSeconds(300),
+                        SampleRecords.T0.plusSeconds(600));
     }
 }
