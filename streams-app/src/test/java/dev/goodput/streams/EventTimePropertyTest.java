@@ -21,6 +21,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.records.TokenRuns;
 import dev.goodput.streams.time.LogClock;
+import dev.goodput.topics.Control;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,8 +34,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * event and with its chunks gathered into runs as the generator's sink gathers them (a run's record
  * carries its last chunk's log time, so it is another log, with its own reference). Each log holds long
  * requests (up to 40 s, several windows each), token events published late, request events
- * published late, duplicated request events and a request without chunks; its records carry log
- * times (the broker's append time) as they would on the raw topics.
+ * published late, duplicated request events, a request without chunks and an orphan (chunks whose
+ * request event never comes: its producer died between them); its records carry log times (the
+ * broker's append time) as they would on the raw topics. Half the seeds end as a generator ends a run
+ * (ticks through the last windows' grace, then end-of-run markers, which refuse the orphan at once),
+ * the other half with ticks a minute on (the orphan expires).
  */
 class EventTimePropertyTest {
 
@@ -64,7 +68,7 @@ class EventTimePropertyTest {
     void finalRecordsDependOnTheLogAlone(long seed) {
         final List<Rec> tokens = new ArrayList<>();
         final List<Rec> requests = new ArrayList<>();
-        final Oracle oracle = generate(new Random(seed), tokens, requests);
+        final Oracle oracle = generate(new Random(seed), tokens, requests, seed % 2 == 0);
 
         // the reference: both topics in log-time order, a heartbeat after every record
         final Outcome reference = run(tokens, requests, new Reading("log order", -1, 1.0, 200), new Random(0));
@@ -73,8 +77,9 @@ class EventTimePropertyTest {
         assertThat(reference.dlqReasons.getOrDefault("late", 0)).as("late records in the DLQ").isEqualTo(oracle.late);
         assertThat(reference.lateEvents).as("late records counted in the windows").isEqualTo(oracle.late);
         assertThat(reference.refusedInFinals).as("refused records counted in the windows, by reason")
-                .isEqualTo(oracle.duplicates == 0 ? Map.of("late", (long) oracle.late)
-                        : Map.of("late", (long) oracle.late, "duplicate", (long) oracle.duplicates));
+                .isEqualTo(oracle.duplicates == 0 ? Map.of("late", (long) oracle.late, Refusals.ORPHANED, 1L)
+                        : Map.of("late", (long) oracle.late, "duplicate", (long) oracle.duplicates, Refusals.ORPHANED, 1L));
+        assertThat(reference.dlqReasons.getOrDefault(Refusals.ORPHANED, 0)).as("the orphan, refused").isEqualTo(1);
         assertThat(reference.dlqReasons.getOrDefault("duplicate", 0)).as("duplicated request events").isEqualTo(oracle.duplicates);
 
         final Random how = new Random(seed * 31 + 7);
@@ -199,7 +204,7 @@ class EventTimePropertyTest {
 
     private static void pipe(Fixture f, Rec r) {
         if (r.id == null) {
-            f.control(r.tokenTopic, r.logMs);
+            f.control(r.tokenTopic, r.logMs, r.index == END_OF_RUN ? Control.END_OF_RUN : Control.TICK);
         } else if (r.tokenTopic && !r.more.isEmpty()) {
             final TokenEvent run = chunk(r);
             r.more.forEach(c -> TokenRuns.append(run, chunk(c)));
@@ -224,7 +229,10 @@ class EventTimePropertyTest {
         int duplicates;
     }
 
-    private static Oracle generate(Random r, List<Rec> tokens, List<Rec> requests) {
+    /** The {@code index} of a control record that marks the end of a run (a tick's is 0). */
+    private static final int END_OF_RUN = 1;
+
+    private static Oracle generate(Random r, List<Rec> tokens, List<Rec> requests, boolean endOfRun) {
         final StreamsSettings c = StreamsSettings.defaults(Map.of(Fixture.CONTRACT.id(), Fixture.CONTRACT));
         final long window = c.windowUs();
         final long grace = c.graceUs();
@@ -243,6 +251,16 @@ class EventTimePropertyTest {
                         Fixture.failedEvent(id, intended, completion, RequestStatus.ERROR, "http_500")));
                 oracle.onTime++;
                 lastLogMs = Math.max(lastLogMs, logMs);
+                continue;
+            }
+            if (k == 1) {
+                // an orphan: chunks on time, and no request event ever
+                for (int i = 0; i < 6; i++) {
+                    final long arrival = intended + (200 + 300L * i) * MS;
+                    final long logMs = arrival / MS + r.nextInt(150);
+                    tokens.add(new Rec(true, logMs, id, i, arrival, null));
+                    lastLogMs = Math.max(lastLogMs, logMs);
+                }
                 continue;
             }
             final long step = (150 + r.nextInt(250)) * MS;
@@ -285,9 +303,18 @@ class EventTimePropertyTest {
                 }
             }
         }
-        // the generator's ticks after the run: every window closes
-        tokens.add(new Rec(true, lastLogMs + 60_000, null, 0, 0, null));
-        requests.add(new Rec(false, lastLogMs + 60_000, null, 0, 0, null));
+        if (endOfRun) {
+            // as a generator ends a run: ticks through the last windows' grace, then the end-of-run marker on each topic
+            final long end = lastLogMs + (window + grace) / MS + 1_000;
+            tokens.add(new Rec(true, end - 500, null, 0, 0, null));
+            requests.add(new Rec(false, end - 500, null, 0, 0, null));
+            tokens.add(new Rec(true, end, null, END_OF_RUN, 0, null));
+            requests.add(new Rec(false, end + 3, null, END_OF_RUN, 0, null));
+        } else {
+            // ticks a minute on: the orphan expires (--orphan-expiry, 60 s of log time after its last chunk), every window closes
+            tokens.add(new Rec(true, lastLogMs + 60_000, null, 0, 0, null));
+            requests.add(new Rec(false, lastLogMs + 60_000, null, 0, 0, null));
+        }
         tokens.sort(Comparator.comparingLong(Rec::logMs));
         requests.sort(Comparator.comparingLong(Rec::logMs));
         return oracle;
