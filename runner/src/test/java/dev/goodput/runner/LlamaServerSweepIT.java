@@ -39,7 +39,9 @@ class LlamaServerSweepIT {
                 final double answer = Double.parseDouble(a.group(1));
                 final double failing = Double.parseDouble(a.group(4));
                 assertThat(Double.parseDouble(a.group(3))).isGreaterThanOrEqualTo(90.0);
-                assertThat(answer).as(out).isLessThan(failing).isGreaterThanOrEqualTo(1.0);
+                // how many requests a second the engine serves depends on how busy this machine is: the search may
+                // halve below the start; what must hold is an answer below the lowest load that failed
+                assertThat(answer).as(out).isPositive().isLessThan(failing);
                 assertThat(failing).as("the engine saturates well before the cap").isLessThan(64);
                 assertThat(out).contains("cost per successful 1M output tokens there: $");
             }
