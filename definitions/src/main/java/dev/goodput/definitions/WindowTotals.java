@@ -45,6 +45,9 @@ public final class WindowTotals {
     private long sumDecodeUs;
     private long sumTokensMinusOne;
     private long lateEvents;
+    /** The hull of the stretches in which requests were live in the window ({@link #live}); empty while from > to. */
+    private long liveFromUs = Long.MAX_VALUE;
+    private long liveToUs = Long.MIN_VALUE;
     private final Map<String, Long> errorsByClass = new TreeMap<>();
     private final Map<String, Long> refused = new TreeMap<>();
     private final Histogram ttft;
@@ -157,8 +160,39 @@ public final class WindowTotals {
         }
     }
 
-    /** Adds another window's totals: counters summed, histograms added. */
+    /**
+     * A stretch of the window in which a request was live (from its intended send, or the window's
+     * start, to its completion, or the window's end): the window keeps their hull, the time its
+     * scenario used it, which is what the window is charged ({@link CostFormulas#chargedSeconds}).
+     */
+    public void live(long fromUs, long toUs) {
+        if (fromUs > toUs) {
+            throw new IllegalArgumentException("a live stretch ends before it starts: " + fromUs + " > " + toUs);
+        }
+        liveFromUs = Math.min(liveFromUs, fromUs);
+        liveToUs = Math.max(liveToUs, toUs);
+    }
+
+    /** Whether any request was live in the window (a window of refusals only has none). */
+    public boolean hasLive() {
+        return liveFromUs <= liveToUs;
+    }
+
+    /** Start of the hull of the live stretches; meaningless unless {@link #hasLive}. */
+    public long liveFromUs() {
+        return liveFromUs;
+    }
+
+    /** End of the hull of the live stretches; meaningless unless {@link #hasLive}. */
+    public long liveToUs() {
+        return liveToUs;
+    }
+
+    /** Adds another window's totals: counters summed, histograms added, live stretches joined in one hull. */
     public void add(WindowTotals o) {
+        if (o.hasLive()) {
+            live(o.liveFromUs, o.liveToUs);
+        }
         total += o.total;
         ok += o.ok;
         error += o.error;

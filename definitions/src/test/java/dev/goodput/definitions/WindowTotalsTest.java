@@ -1,6 +1,7 @@
 package dev.goodput.definitions;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +42,10 @@ class WindowTotalsTest {
             whole.addGap(gap);
             part.add(o);
             part.addGap(gap);
+            final long from = rnd.nextInt(10_000_000);
+            final long to = from + rnd.nextInt(2_000_000);
+            whole.live(from, to);
+            part.live(from, to);
         }
         parts.get(1).refused("late", true);
         parts.get(2).refused("malformed", false);
@@ -57,6 +62,24 @@ class WindowTotalsTest {
         assertThat(added.tpotTokenWeightedMeanUs()).isEqualTo(whole.tpotTokenWeightedMeanUs());
         assertThat(added.total()).isEqualTo(2_000);
         assertThat(added.lateEvents()).isEqualTo(1);
+        assertThat(List.of(added.liveFromUs(), added.liveToUs())).isEqualTo(List.of(whole.liveFromUs(), whole.liveToUs()));
+    }
+
+    @Test
+    void aWindowKeepsTheHullOfItsLiveStretchesAndNoneBeforeTheFirst() {
+        final WindowTotals t = WindowTotals.empty();
+        assertThat(t.hasLive()).isFalse();
+        t.refused("late", true);
+        assertThat(t.hasLive()).isFalse();
+        t.live(4_000_000, 5_000_000);
+        t.live(1_000_000, 2_000_000);
+        t.live(1_500_000, 3_000_000);
+        assertThat(t.hasLive()).isTrue();
+        assertThat(List.of(t.liveFromUs(), t.liveToUs())).isEqualTo(List.of(1_000_000L, 5_000_000L));
+        final WindowTotals none = WindowTotals.empty();
+        t.add(none);
+        assertThat(List.of(t.liveFromUs(), t.liveToUs())).isEqualTo(List.of(1_000_000L, 5_000_000L));
+        assertThatThrownBy(() -> t.live(2, 1)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -132,7 +132,8 @@ final class CostProcessor implements Processor<String, byte[], String, CostRecor
             b.setUsdPerGpuHour(last.usdPerGpuHour).setPriceEffectiveFromUs(Micros.toInstant(last.priceEffectiveUs))
                     .setPriceSource(last.priceSource).setComputeCostPerMUsd(Double.isNaN(compute) ? null : compute)
                     .setCostPerSuccessfulMUsd(Double.isNaN(successful) ? null : successful)
-                    .setHourlyCostUsd(seconds <= 0 ? null : CostFormulas.hourlyRate(sum.costUsd(), seconds))
+                    .setHourlyCostUsd(seconds <= 0 ? last.hourlyCost * (1 + last.headroom)
+                            : CostFormulas.hourlyRate(sum.costUsd(), seconds))
                     .setUtilization(Double.isNaN(utilization) ? null : utilization);
         }
         context.forward(new Record<>(new Keys.Span(w.getContractId(), w.getScenarioId(), span).text(), b.build(),

@@ -35,7 +35,7 @@ final class PricedWindow {
         final PricedWindow s = new PricedWindow();
         s.startUs = Micros.of(w.getWindowStartUs());
         s.endUs = Micros.of(w.getWindowEndUs());
-        s.seconds = (s.endUs - s.startUs) / 1e6;
+        s.seconds = chargedSeconds(w);
         s.tokensOk = w.getOutputTokensOk();
         s.tokensGood = w.getOutputTokensGood();
         s.requests = w.getRequestsTotal();
@@ -49,6 +49,21 @@ final class PricedWindow {
             s.priceSource = p.getSource();
         }
         return s;
+    }
+
+    /**
+     * The seconds of the window its scenario is charged: the part it used, from its first request's
+     * intended send (or the window's start) to its last completion (or the window's end), as the
+     * streams-app recorded it; a window in which no request was live is charged nothing. A record
+     * written before that was recorded is charged whole, as it was then.
+     */
+    static double chargedSeconds(WindowStats w) {
+        final long start = Micros.of(w.getWindowStartUs());
+        final long end = Micros.of(w.getWindowEndUs());
+        if (w.getLiveStartUs() == null || w.getLiveEndUs() == null) {
+            return (end - start) / 1e6;
+        }
+        return CostFormulas.chargedSeconds(start, end, w.getLiveStartUs(), w.getLiveEndUs());
     }
 
     /** A scenario's latest priced windows, oldest first: the value of the sink's recent-windows store. */

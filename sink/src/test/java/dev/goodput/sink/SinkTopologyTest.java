@@ -11,6 +11,7 @@ import java.util.Properties;
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.definitions.Micros;
 import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
@@ -76,6 +77,14 @@ class SinkTopologyTest {
                 start.plusSeconds(10).toEpochMilli());
     }
 
+    /** A final window of scenario {@code scenario} whose requests were live from {@code fromUs} to {@code toUs}. */
+    private void usedWindow(String scenario, Instant start, long fromUs, long toUs, long goodTokens) {
+        windows.pipeInput("w", WindowStats.newBuilder(SampleRecords.windowStats()).setScenarioId(scenario).setWindowStartUs(start)
+                .setWindowEndUs(start.plusSeconds(10)).setIsFinal(true).setPriceKey(KEY).setGpuCount(1)
+                .setRequestsTotal(10).setGoodRequests(10).setOutputTokensOk(goodTokens).setOutputTokensGood(goodTokens)
+                .setLiveStartUs(fromUs).setLiveEndUs(toUs).build(), start.plusSeconds(10).toEpochMilli());
+    }
+
     private List<CostRecord> perWindow() {
         return cost.readValuesToList().stream().filter(r -> r.getSpan().equals("window")).toList();
     }
@@ -120,6 +129,37 @@ class SinkTopologyTest {
             assertThat(x.getComputeCostPerMUsd()).isNull();
             assertThat(x.getCostPerSuccessfulMUsd()).isNull();
         });
+    }
+
+    /**
+     * Two identical scenarios of 15.6 s, one placed across two windows and one across three, are
+     * charged 15.6 s each and cost the same per good token; a window no request was live in (refusals
+     * only) is charged nothing.
+     */
+    @Test
+    void aScenarioIsChargedTheTimeItUsedNotTheWindowsItTouched() {
+        price(6.50, T0.minusSeconds(3600));
+        final long t0 = Micros.of(T0);
+        // a: 2.0 s to 17.6 s, in windows 0 and 10; b: 28.0 s to 43.6 s, in windows 20, 30 and 40
+        usedWindow("a", T0, t0 + 2_000_000, t0 + 10_000_000, 5_000);
+        usedWindow("a", T0.plusSeconds(10), t0 + 10_000_000, t0 + 17_600_000, 4_500);
+        usedWindow("b", T0.plusSeconds(20), t0 + 28_000_000, t0 + 30_000_000, 1_250);
+        usedWindow("b", T0.plusSeconds(30), t0 + 30_000_000, t0 + 40_000_000, 6_250);
+        usedWindow("b", T0.plusSeconds(40), t0 + 40_000_000, t0 + 43_600_000, 2_000);
+        usedWindow("b", T0.plusSeconds(50), t0 + 50_000_000, t0 + 50_000_000, 0);
+        final List<CostRecord> all = cost.readValuesToList();
+        final List<CostRecord> w = all.stream().filter(r -> r.getSpan().equals("window")).toList();
+        assertThat(w).extracting(CostRecord::getWindowSeconds).containsExactly(8.0, 7.6, 2.0, 10.0, 3.6, 0.0);
+        assertThat(w.get(5).getCostPerSuccessfulMUsd()).isNull();
+        assertThat(w.get(5).getHourlyCostUsd()).isEqualTo(w.get(4).getHourlyCostUsd());
+        final List<CostRecord> minute = all;
+        // the 1 m span ending with each scenario's last used window covers the whole scenario
+        final CostRecord a = minute.stream().filter(x -> x.getSpan().equals("1m") && x.getScenarioId().equals("a")).reduce((x, y) -> y).get();
+        final CostRecord b = minute.stream().filter(x -> x.getSpan().equals("1m") && x.getScenarioId().equals("b")
+                && Micros.of(x.getWindowEndUs()) == t0 + 60_000_000).findFirst().get();
+        assertThat(a.getWindowSeconds()).isCloseTo(15.6, within(1e-9));
+        assertThat(b.getWindowSeconds()).isCloseTo(15.6, within(1e-9));
+        assertThat(a.getCostPerSuccessfulMUsd()).isCloseTo(b.getCostPerSuccessfulMUsd(), within(1e-9));
     }
 
     @Test

@@ -40,6 +40,10 @@ final class PartialAggregates {
     private static final byte REFUSAL = 3;
     /** The entry's last item: the log clocks (token, request) when it was written. */
     private static final byte CLOCKS = 4;
+    /** A stretch of a window before a request's completion in which the request was live. */
+    private static final byte LIVE = 5;
+    /** A request as {@link #REQUEST}, then where it became live in its completion's window. */
+    private static final byte REQUEST_LIVE = 6;
     /**
      * Additions one journal entry holds at most. Each addition rewrites its entry, and the store's
      * cache makes an entry's writes between two commits one changelog record, where an entry per
@@ -150,14 +154,24 @@ final class PartialAggregates {
                 elsewhere.computeIfAbsent(gapStart, k -> new ArrayList<>()).add(gaps[i]);
             }
         }
+        final long from = liveFrom(r);
+        for (long w = Definitions.windowStart(from, windowUs); w < start; w += windowUs) {
+            final Batch before = batch(new Keys.Window(r.contractId(), r.scenarioId(), w));
+            before.bytes.write(LIVE);
+            Varint.writeLong(before.bytes, Math.max(w, from) - w);
+            written(before).totals.live(Math.max(w, from), w + windowUs);
+        }
         final Batch b = batch(own);
-        b.bytes.write(REQUEST);
+        b.bytes.write(REQUEST_LIVE);
         Varint.writeString(b.bytes, r.requestId());
         Varint.writeLong(b.bytes, r.completionUs() - start);
         writeRequest(b.bytes, r.outcome(), here, inHere);
+        final long liveHere = Math.max(start, from);
+        Varint.writeLong(b.bytes, r.completionUs() - liveHere);
         hold(b.windowKey, r.requestId(), r.completionUs());
         final WindowAgg a = written(b);
         a.totals.add(r.outcome());
+        a.totals.live(liveHere, r.completionUs());
         for (int i = 0; i < inHere; i++) {
             a.totals.addGap(here[i]);
         }
@@ -170,6 +184,23 @@ final class PartialAggregates {
                 g.forEach(written(other).totals::addGap);
             });
         }
+    }
+
+    /**
+     * Where a request's live stretch starts in the windows: its intended send, but not in a window a
+     * watermark may have closed while the stream could not know of the request. Open for sure are
+     * the windows from that of the earliest time it held the watermark at (its first chunk), and
+     * those whose end plus the grace is past both that time and the request topic's log clock when
+     * its request event came (no watermark so far passed either). Both are read from the data, so a
+     * replay charges the same. Never after its completion.
+     */
+    private long liveFrom(Sample.Request r) {
+        final long held = Math.min(r.holdUs(), r.completionUs());
+        long open = Definitions.windowStart(held, windowUs);
+        if (r.requestLogUs() != LogClock.NONE) {
+            open = Math.min(open, Definitions.windowStart(Math.max(held, r.requestLogUs()) - graceUs, windowUs));
+        }
+        return Math.min(r.completionUs(), Math.max(r.intendedUs(), open));
     }
 
     /**
@@ -323,9 +354,10 @@ final class PartialAggregates {
     private void apply(ByteBuffer in, WindowAgg a, String windowKey, long startUs) {
         final byte type = in.get();
         switch (type) {
-            case REQUEST -> {
+            case REQUEST, REQUEST_LIVE -> {
                 final String id = Varint.readString(in);
-                hold(windowKey, id, startUs + Varint.readLong(in));
+                final long completionUs = startUs + Varint.readLong(in);
+                hold(windowKey, id, completionUs);
                 final WindowTotals.Status status = WindowTotals.Status.values()[(int) Varint.readLong(in)];
                 final String errorClass = Varint.readString(in);
                 final boolean hasClass = Varint.readLong(in) == 1;
@@ -339,8 +371,15 @@ final class PartialAggregates {
                 a.totals.add(new WindowTotals.Outcome(status, hasClass ? errorClass : null, ttft, ttfat, e2e, tpot, tokens,
                         lateness, (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0));
                 readGaps(in, a);
+                if (type == REQUEST_LIVE) {
+                    a.totals.live(completionUs - Varint.readLong(in), completionUs);
+                }
             }
             case GAPS -> readGaps(in, a);
+            case LIVE -> {
+                final long from = startUs + Varint.readLong(in);
+                a.totals.live(from, startUs + windowUs);
+            }
             case REFUSAL -> {
                 final String reason = Varint.readString(in);
                 a.totals.refused(reason, "late".equals(reason));

@@ -29,11 +29,16 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
      * A finished request, and where its measurements go.
      *
      * @param requestId   the request's id (the partial aggregates' journal holds it, {@link FinishedRequests})
+     * @param intendedUs  its intended send: it is live from there to its completion
+     * @param holdUs      the earliest time it held the partition's watermark at (its first chunk, or its
+     *                    completion): the windows from this one's on were kept open for it
+     * @param requestLogUs the request topic's log clock when its request event came ({@link
+     *                    dev.goodput.streams.time.LogClock#NONE} if unknown): no watermark before passed it
      * @param gapsUs      ITL gaps (ok requests only)
      * @param gapTimesUs  event time of each gap's later chunk
      */
     record Request(int upstream, long watermarkUs, String requestId, String contractId, String scenarioId, long completionUs,
-                   WindowTotals.Outcome outcome, long[] gapsUs, long[] gapTimesUs) implements Sample {
+                   long intendedUs, long holdUs, long requestLogUs, WindowTotals.Outcome outcome, long[] gapsUs, long[] gapTimesUs) implements Sample {
     }
 
     /** Requests of one upstream partition in one (contract, scenario, window), aggregated. */

@@ -66,6 +66,7 @@ final class WindowAgg {
                 .setTtft(summary(t, 0)).setTtfat(summary(t, 1)).setItl(summary(t, 2)).setTpot(summary(t, 3))
                 .setE2e(summary(t, 4)).setDispatchLateness(summary(t, 5))
                 .setTpotTokenWeightedMeanUs(t.tpotTokenWeightedMeanUs())
+                .setLiveStartUs(t.hasLive() ? t.liveFromUs() : startUs).setLiveEndUs(t.hasLive() ? t.liveToUs() : startUs)
                 .build();
     }
 
@@ -76,7 +77,8 @@ final class WindowAgg {
 
     /**
      * The layout of the partial and window stores and of a partial on the internal topic: identity,
-     * the counters, the error classes, the six histograms (compact), then the refusal reasons.
+     * the counters, the error classes, the six histograms (compact), the refusal reasons, then the
+     * hull of the live stretches, if any, from the window's start.
      */
     static final LiveStore.Codec<WindowAgg> CODEC = new LiveStore.Codec<>() {
         @Override
@@ -94,6 +96,11 @@ final class WindowAgg {
             }
             // appended later: an aggregate written by an older build simply lacks them
             writeCounts(out, a.totals.refused());
+            Varint.writeLong(out, a.totals.hasLive() ? 1 : 0);
+            if (a.totals.hasLive()) {
+                Varint.writeLong(out, a.totals.liveFromUs() - a.startUs);
+                Varint.writeLong(out, a.totals.liveToUs() - a.startUs);
+            }
             return out.toByteArray();
         }
 
@@ -113,7 +120,12 @@ final class WindowAgg {
                 h[i] = Histograms.decodeCompact(Varint.readBytes(in));
             }
             final Map<String, Long> refused = in.hasRemaining() ? readCounts(in) : Map.of();
-            return new WindowAgg(contract, scenario, start, WindowTotals.restore(counters, byClass, refused, h));
+            final WindowTotals totals = WindowTotals.restore(counters, byClass, refused, h);
+            if (in.hasRemaining() && Varint.readLong(in) == 1) {
+                final long from = start + Varint.readLong(in);
+                totals.live(from, start + Varint.readLong(in));
+            }
+            return new WindowAgg(contract, scenario, start, totals);
         }
     };
 

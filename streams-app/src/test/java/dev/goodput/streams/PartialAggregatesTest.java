@@ -1,11 +1,13 @@
 package dev.goodput.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import dev.goodput.definitions.CostFormulas;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
 import dev.goodput.streams.time.LogClock;
@@ -41,7 +43,9 @@ class PartialAggregatesTest {
     }
 
     private static Sample.Request ok(long completionUs, long ttftUs, long[] gaps, long[] gapTimes) {
-        return new Sample.Request(0, 0, "r" + completionUs, C, "s1", completionUs, new WindowTotals.Outcome(WindowTotals.Status.OK, null,
+        // live from its intended send; it held the watermark from its first gap's chunk, if any
+        return new Sample.Request(0, 0, "r" + completionUs, C, "s1", completionUs, completionUs - ttftUs - 900_000,
+                gapTimes.length > 0 ? gapTimes[0] : completionUs, LogClock.NONE, new WindowTotals.Outcome(WindowTotals.Status.OK, null,
                 ttftUs, ttftUs, ttftUs + 900_000, 12_345.5, 20, 300, true, true, true), gaps, gapTimes);
     }
 
@@ -56,7 +60,8 @@ class PartialAggregatesTest {
         // a request whose gaps straddle two windows, a failed one, a refusal, and one in a later window
         p.add(ok(WINDOW + 200_000, 150_000, new long[] {40_000, 50_000, 60_000},
                 new long[] {WINDOW - 100_000, WINDOW + 10_000, WINDOW + 100_000}));
-        p.add(new Sample.Request(0, 0, "failed", C, "s1", WINDOW + 300_000, new WindowTotals.Outcome(WindowTotals.Status.ERROR,
+        p.add(new Sample.Request(0, 0, "failed", C, "s1", WINDOW + 300_000, WINDOW + 299_000, Long.MAX_VALUE, WINDOW + 400_000,
+                new WindowTotals.Outcome(WindowTotals.Status.ERROR,
                 "http_500", Definitions.UNDEFINED, Definitions.UNDEFINED, 1_000, Double.NaN, 0, 10, false, false, false),
                 new long[0], new long[0]));
         p.refused(C, "s1", WINDOW + 400_000, "late");
@@ -177,5 +182,72 @@ class PartialAggregatesTest {
         assertThat(p.flush(Long.MAX_VALUE, a -> { })).isTrue();
         assertThat(gone).containsExactly("r" + (WINDOW + 200_000), "r" + (3 * WINDOW + 5));
         assertThat(finished.size()).isZero();
+    }
+
+    /** The charged seconds of every window sent, added up (the sink's rule: the window's live stretch). */
+    private static double charged(PartialAggregates p) {
+        final double[] sum = {0};
+        p.flush(Long.MAX_VALUE, a -> {
+            if (a.totals.hasLive()) {
+                sum[0] += CostFormulas.chargedSeconds(a.startUs, a.startUs + WINDOW, a.totals.liveFromUs(), a.totals.liveToUs());
+            }
+        });
+        return sum[0];
+    }
+
+    /**
+     * A scenario of 15.6 s (a request every 100 ms, each live 1 s from its intended send, its first
+     * chunk 200 ms in) is charged 15.6 s wherever the 10 s windows fall: the windows it fills in full,
+     * the ones it touches for the part it used.
+     */
+    @Test
+    void aScenarioIsChargedTheTimeItUsedWhereverTheWindowsFall() {
+        for (long offset = 0; offset < WINDOW; offset += 100_000) {
+            final PartialAggregates p = partials(store());
+            p.load();
+            for (int i = 0; i < 147; i++) {
+                final long intended = 50 * WINDOW + offset + i * 100_000L;
+                p.add(new Sample.Request(0, 0, "r" + i, C, "s1", intended + 1_000_000, intended, intended + 200_000,
+                        intended + 1_001_000,
+                        new WindowTotals.Outcome(WindowTotals.Status.OK, null, 200_000, 200_000, 1_000_000, 40_000.0, 21, 0,
+                                true, true, true), new long[] {40_000}, new long[] {intended + 240_000}));
+            }
+            assertThat(charged(p)).as("offset %d us", offset).isCloseTo(15.6, within(1e-9));
+        }
+    }
+
+    /**
+     * A request that waited longer than a window plus the grace for its first chunk is charged from
+     * the first window no watermark can have closed: the stream could not know of it before.
+     */
+    @Test
+    void aRequestUnseenUntilItsFirstChunkIsChargedFromTheFirstWindowSureToBeOpen() {
+        final long intended = WINDOW + 9_000_000;
+        final long firstChunk = 3 * WINDOW + 5_000_000;
+        final long completion = 4 * WINDOW + 1_000_000;
+        // its request event logged 2 s after it completed: windows ending after 38 s (43 s minus the grace) were open
+        assertThat(liveWindows(intended, firstChunk, completion, completion + 2_000_000))
+                .containsExactly(List.of(3 * WINDOW, WINDOW), List.of(4 * WINDOW, 1_000_000L));
+        // its request event logged 40 s later: the chunk held the windows open from its own on
+        assertThat(liveWindows(intended, firstChunk, completion, completion + 40_000_000))
+                .containsExactly(List.of(3 * WINDOW, WINDOW), List.of(4 * WINDOW, 1_000_000L));
+        // a first chunk soon after the send: charged from the send
+        assertThat(liveWindows(intended, intended + 300_000, completion, completion + 2_000_000))
+                .containsExactly(List.of(WINDOW, 1_000_000L), List.of(2 * WINDOW, WINDOW), List.of(3 * WINDOW, WINDOW),
+                        List.of(4 * WINDOW, 1_000_000L));
+        // nothing known of the request topic's clock: from the first chunk's window
+        assertThat(liveWindows(intended, 2 * WINDOW + 1, completion, LogClock.NONE)).hasSize(3);
+    }
+
+    /** Each window's start and the length of its live stretch, for one request. */
+    private static List<List<Long>> liveWindows(long intended, long firstChunk, long completion, long requestLogUs) {
+        final PartialAggregates p = partials(store());
+        p.load();
+        p.add(new Sample.Request(0, 0, "slow", C, "s1", completion, intended, firstChunk, requestLogUs,
+                new WindowTotals.Outcome(WindowTotals.Status.OK, null, firstChunk - intended, firstChunk - intended,
+                        completion - intended, 1_000.0, 2, 0, true, true, true), new long[0], new long[0]));
+        final List<List<Long>> out = new ArrayList<>();
+        p.flush(Long.MAX_VALUE, a -> out.add(List.of(a.startUs, a.totals.liveToUs() - a.totals.liveFromUs())));
+        return out;
     }
 }

@@ -37,9 +37,12 @@ class WindowAggTest {
         for (int i = 0; i < 2_000; i++) {
             final WindowTotals.Outcome o = outcome(rnd, i);
             final long gap = 1 + rnd.nextInt(90_000);
+            final long from = rnd.nextInt(9_000_000);
+            final long to = from + rnd.nextInt(1_000_000);
             for (WindowAgg a : List.of(whole, parts.get(rnd.nextInt(3)))) {
                 a.totals.add(o);
                 a.totals.addGap(gap);
+                a.totals.live(from, to);
             }
         }
         parts.get(1).totals.refused("late", true);
@@ -49,6 +52,8 @@ class WindowAggTest {
         parts.forEach(p -> merged.totals.add(((Sample.Partial) Sample.CODEC.decode(Sample.CODEC.encode(
                 new Sample.Partial(0, 0, p)))).agg().totals));
         final var c = Fixture.CONTRACT;
+        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLiveEndUs())
+                .isGreaterThan(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLiveStartUs());
         assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true)).isEqualTo(whole.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true));
         assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getErrorsByClass()).containsOnlyKeys("http_500", "http_429");
         assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLateEvents()).isEqualTo(1);
@@ -68,6 +73,14 @@ class WindowAggTest {
         assertThat(List.of(back.contractId, back.scenarioId, back.startUs)).containsExactly("c", "s", 30_000_000L);
         assertThat(back.totals.counters()).containsExactly(p.totals.counters());
         assertThat(back.totals.refused()).containsEntry("malformed", 1L);
+        // a window of refusals and gaps only was not used: its record says so with an empty live stretch
+        assertThat(back.totals.hasLive()).isFalse();
+        final var c = Fixture.CONTRACT;
+        final var none = back.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true);
+        assertThat(List.of(none.getLiveStartUs(), none.getLiveEndUs())).containsExactly(30_000_000L, 30_000_000L);
+        p.totals.live(31_000_000, 33_500_000);
+        final WindowAgg used = WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(p));
+        assertThat(List.of(used.totals.liveFromUs(), used.totals.liveToUs())).containsExactly(31_000_000L, 33_500_000L);
         assertThat(WindowAgg.CODEC.encode(p).length).isLessThan(2_000);
     }
 
