@@ -7,6 +7,9 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import dev.goodput.report.Comparison;
+import dev.goodput.report.ContractDiff;
+import dev.goodput.report.SweepComparison;
+import dev.goodput.report.SweepResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -15,7 +18,7 @@ import picocli.CommandLine;
 /**
  * {@code goodput compare A B}: two results side by side (report bundles, or a peer's result file as
  * either side), with their contracts' differences listed field by field and a warning when one
- * makes the comparison unfair.
+ * makes the comparison unfair; two sweeps are also compared at their operating points.
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = {"Compare two results: goodput, cost per successful 1M, quality, latency; contract differences.",
@@ -43,6 +46,10 @@ final class CompareCommand implements Callable<Integer> {
     @Option(names = "--fail-if-unfair", description = "Exit 1 when the contracts differ in a field that makes the comparison unfair.")
     boolean failIfUnfair;
 
+    @Option(names = "--allow-unfair", description = "Name the cheaper of two sweeps' operating points even when they were judged"
+            + " differently (objectives, target, corpus, model).")
+    boolean allowUnfair;
+
     @Override
     public Integer call() throws IOException {
         final Comparison c;
@@ -52,6 +59,14 @@ final class CompareCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         System.out.print(c.text());
+        final SweepResult sa = SweepResult.read(a);
+        final SweepResult sb = SweepResult.read(b);
+        if (sa != null && sb != null) {
+            System.out.print(SweepComparison.of(sa, sb, c.differences().stream().filter(ContractDiff.Difference::unfair)
+                    .map(d -> d.field() + " differs (" + d.why() + ")").toList(), allowUnfair).text());
+        } else if (sa != null || sb != null) {
+            System.out.println("NOTE: only " + (sa != null ? "A" : "B") + " is a sweep: no operating points to compare.");
+        }
         if (out != null) {
             Files.createDirectories(out);
             Files.writeString(out.resolve("compare.html"), c.html(), StandardCharsets.UTF_8);

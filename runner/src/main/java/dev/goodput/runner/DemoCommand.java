@@ -364,7 +364,7 @@ final class DemoCommand implements Callable<Integer> {
         final List<ScenarioSummary> summaries = ScenarioSummary.of(records);
         EndTable.print(out, summaries, records.verdicts().stream().collect(Collectors.groupingBy(RequestVerdict::getScenarioId)));
         if (sweep.on) {
-            SweepReport.print(out, sweepPoints, summaries, sweep.target());
+            SweepReport.print(out, sweepPoints, summaries, sweep.target(), reportDir.resolve(runId));
         }
         DemoAccount.print(out, records, dlq);
         final Path page = ReportCommand.write(records.withDeadLetters(dlq), List.of(contractFile), reportDir.resolve(runId),

@@ -67,7 +67,8 @@ final class DemoLoad {
     }
 
     /** One point of a sweep: its scenario, its load, what the generator measured, and whether it met the target. */
-    record SweepPoint(String scenarioId, double load, Attainment attainment, double share, boolean meets, String stoppedBecause) {
+    record SweepPoint(String scenarioId, boolean closedLoop, double load, Attainment attainment, double share, boolean meets,
+                      String stoppedBecause) {
     }
 
     /**
@@ -107,7 +108,7 @@ final class DemoLoad {
                 final String saturated = watch == null ? null : watch.check();
                 final boolean meets = saturated == null && a.measured() > 0 && share >= goal.share();
                 tried.add(new SweepSearch.Point(load, meets));
-                points.add(new SweepPoint(sc.id(), load, a, share, meets, saturated));
+                points.add(new SweepPoint(sc.id(), closed, load, a, share, meets, saturated));
                 System.out.printf(Locale.ROOT, "sweep point %d: %s: %d measured, %s %s: %s%s%n", tried.size(), sc.id(), a.measured(),
                         SweepOptions.pct(share), goal.good() ? "good" : "within the objectives", meets ? "meets" : "fails",
                         saturated == null ? "" : " (" + saturated + ", ended early)");

@@ -1,6 +1,7 @@
 package dev.goodput.runner;
 
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.stream.Collectors;
 
 import dev.goodput.generator.sweep.SweepSearch;
 import dev.goodput.report.ScenarioSummary;
+import dev.goodput.report.SweepResult;
 
 /**
  * The end of a sweep: one row per point (load, measured requests, the attainment the search judged
@@ -20,11 +22,14 @@ final class SweepReport {
     private SweepReport() {
     }
 
-    static void print(PrintStream out, List<DemoLoad.SweepPoint> points, List<ScenarioSummary> summaries, SweepOptions.Target goal) {
+    /** Prints the sweep's table and answer, and keeps them in the run's bundle folder ({@link SweepResult}). */
+    static void print(PrintStream out, List<DemoLoad.SweepPoint> points, List<ScenarioSummary> summaries, SweepOptions.Target goal,
+                      Path bundle) {
         if (points.isEmpty()) {
             out.println("sweep: no point ran");
             return;
         }
+        result(points, summaries, goal).write(bundle);
         final Map<String, ScenarioSummary> byId = summaries.stream().collect(Collectors.toMap(ScenarioSummary::scenarioId,
                 Function.identity(), (a, b) -> a));
         out.println("Sweep (target: " + goal.text() + "):");
@@ -51,6 +56,25 @@ final class SweepReport {
                         : EndTable.cost(s)) + ")"
                         : String.format(Locale.ROOT, "; cost per successful 1M output tokens there: $%.4f (goodput %.2f req/s, %s of"
                                 + " requests good by the pipeline)", s.costPerSuccessfulM(), s.goodputRps(), SweepOptions.pct(s.goodFraction())));
+    }
+
+    /** The sweep as its bundle keeps it: every point with its figures from the pipeline, and the answer. */
+    static SweepResult result(List<DemoLoad.SweepPoint> points, List<ScenarioSummary> summaries, SweepOptions.Target goal) {
+        final Map<String, ScenarioSummary> byId = summaries.stream().collect(Collectors.toMap(ScenarioSummary::scenarioId,
+                Function.identity(), (a, b) -> a));
+        final List<SweepResult.Point> kept = points.stream().sorted((a, b) -> Double.compare(a.load(), b.load())).map(p -> {
+            final ScenarioSummary s = byId.get(p.scenarioId());
+            return new SweepResult.Point(p.scenarioId(), p.load(), p.attainment().measured(), p.share(), p.meets(), p.stoppedBecause(),
+                    s == null ? null : s.goodputRps(), s == null ? null : s.costPerSuccessfulM());
+        }).toList();
+        final SweepSearch.Answer a = SweepSearch.answer(points.stream().map(p -> new SweepSearch.Point(p.load(), p.meets())).toList());
+        SweepResult.Answer answer = null;
+        if (a.found()) {
+            final SweepResult.Point at = kept.stream().filter(p -> p.load() == a.highestMeeting()).findFirst().orElseThrow();
+            answer = new SweepResult.Answer(a.highestMeeting(), Double.isNaN(a.lowestFailing()) ? null : a.lowestFailing(),
+                    at.scenarioId(), at.attainment(), at.goodputRps(), at.costPerSuccessfulMUsd());
+        }
+        return new SweepResult(goal.text(), points.get(0).closedLoop() ? "concurrent" : "req/s", kept, answer);
     }
 
     private static String load(double l) {

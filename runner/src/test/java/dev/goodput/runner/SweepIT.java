@@ -68,6 +68,22 @@ class SweepIT {
                 assertThat(r.rest()).contains("over-saturated: requests in flight rose from");
             });
             assertThat(out).contains("Accounted: ").doesNotContain("Scenarios never run");
+
+            // the bundle keeps the sweep, and compare reads two sweeps' operating points from it
+            final Path bundle;
+            try (var runs = Files.list(dir.resolve("reports"))) {
+                bundle = runs.filter(Files::isDirectory).findFirst().orElseThrow();
+            }
+            final dev.goodput.report.SweepResult kept = dev.goodput.report.SweepResult.read(bundle);
+            assertThat(kept).as("sweep.json in " + bundle).isNotNull();
+            assertThat(kept.answer().highestMeeting()).isEqualTo(answer);
+            assertThat(kept.answer().lowestFailing()).isEqualTo(failing);
+            assertThat(kept.points()).hasSize(rows.size());
+            try (ChildCli compare = ChildCli.start("compare", bundle.toString(), bundle.toString())) {
+                assertThat(compare.waitForExit()).as(compare.output()).isZero();
+                assertThat(compare.output()).contains("Operating points (target: 99.0 % of requests within every latency objective)")
+                        .contains("A and B cost the same per successful 1M output tokens at their operating points: $" + a.group(5));
+            }
         }
     }
 }
