@@ -175,6 +175,18 @@ public final class Definitions {
         return sloPass && qualityPass;
     }
 
+    /** Requests below which a window is thin: too few for its own cost figure or tail percentile to be shown as one. */
+    public static final long THIN_WINDOW_REQUESTS = 10;
+
+    /**
+     * A thin window: fewer than {@link #THIN_WINDOW_REQUESTS} requests completed in it (a scenario's
+     * first or last seconds, a trickle). Its requests count in every total; its own cost per good 1M
+     * and its p99 are not shown as figures, since a handful of requests makes them noise.
+     */
+    public static boolean thinWindow(long requests) {
+        return requests < THIN_WINDOW_REQUESTS;
+    }
+
     /** Goodput: good requests (or good output tokens) per second of the window. */
     public static double perSecond(long count, double windowSeconds) {
         return windowSeconds <= 0 ? 0 : count / windowSeconds;

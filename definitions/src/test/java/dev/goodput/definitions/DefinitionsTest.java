@@ -153,4 +153,12 @@ class DefinitionsTest {
         // nothing measured: the bound decides
         assertThat(Definitions.generatorSaturated(2_000, 1_000, 0)).isTrue();
     }
+
+    @Test
+    void aWindowOfFewerThanTenRequestsIsThin() {
+        assertThat(Definitions.thinWindow(0)).isTrue();
+        assertThat(Definitions.thinWindow(9)).isTrue();
+        assertThat(Definitions.thinWindow(10)).isFalse();
+        assertThat(Definitions.thinWindow(640)).isFalse();
+    }
 }

@@ -36,7 +36,6 @@ final class HtmlPage {
 
     /** The charts, by element id and caption, in page order. */
     static final String[][] CHARTS = {
-        {"chart-latency-time", "Latency percentiles over time (per window, one line per scenario and percentile)"},
         {"chart-frontier", "Throughput-latency frontier: output tokens/s per user against output tokens/s, across the matrix"},
         {"chart-ttft-load", "TTFT p99 against load, across the matrix"},
         {"chart-goodput-load", "Goodput against load, across the matrix"},
@@ -98,7 +97,13 @@ final class HtmlPage {
             h.append("<p class=\"warn\">The load generator was saturated in at least one scenario (dispatch lateness p99 above its bound): see the generator table.</p>\n");
         }
 
-        h.append("<h2>Charts</h2>\n<div class=\"charts\">\n");
+        h.append("<h2>Charts</h2>\n<h3>Latency p99 over time, a panel per scenario (windows of fewer than ")
+                .append(Definitions.THIN_WINDOW_REQUESTS).append(" requests left out)</h3>\n<div class=\"multiples\">\n");
+        for (String[] p : PageCharts.latencyPanels(r)) {
+            h.append("<figure><figcaption>").append(html(p[1])).append("</figcaption><svg class=\"chart small\" id=\"").append(p[0])
+                    .append("\" role=\"img\" aria-label=\"latency p99 over time, ").append(html(p[1])).append("\"></svg></figure>\n");
+        }
+        h.append("</div>\n<div class=\"charts\">\n");
         for (String[] c : CHARTS) {
             h.append("<figure><figcaption>").append(c[1]).append("</figcaption><svg class=\"chart\" id=\"").append(c[0])
                     .append("\" role=\"img\" aria-label=\"").append(c[1]).append("\"></svg></figure>\n");
@@ -261,14 +266,16 @@ final class HtmlPage {
 
     private static void windows(StringBuilder h, RunRecords run) {
         h.append("<h2>Windows</h2>\n<table id=\"windows\"><thead><tr><th>scenario</th><th>window start (UTC)</th><th>final</th>"
-                + "<th>requests</th><th>good</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th><th>ITL p99 (ms)</th><th>TPOT p99 (ms)</th>"
-                + "<th>E2E p99 (ms)</th>"
+                + "<th>requests</th><th title=\"fewer than " + Definitions.THIN_WINDOW_REQUESTS + " requests: its p99 is noise, its"
+                + " cost not shown\">thin</th><th>good</th><th>TTFT p50 (ms)</th><th>TTFT p99 (ms)</th><th>ITL p99 (ms)</th>"
+                + "<th>TPOT p99 (ms)</th><th>E2E p99 (ms)</th>"
                 + "</tr></thead><tbody>\n");
         for (WindowStats w : run.windows()) {
             h.append("<tr data-scenario=\"").append(html(w.getScenarioId())).append("\" data-window=\"")
                     .append(Micros.of(w.getWindowStartUs())).append("\"><td>").append(html(w.getScenarioId())).append("</td><td>")
                     .append(w.getWindowStartUs()).append("</td><td>").append(w.getIsFinal() ? "yes" : "live").append("</td>");
             cell(h, "requests", w.getRequestsTotal());
+            cell(h, "thin", Definitions.thinWindow(w.getRequestsTotal()) ? "thin" : "");
             cell(h, "good", w.getGoodRequests());
             cell(h, "ttft_p50", w.getTtft().getCount() > 0 ? ms(w.getTtft().getP50Us()) : "n/a");
             cell(h, "ttft_p99", w.getTtft().getCount() > 0 ? ms(w.getTtft().getP99Us()) : "n/a");
@@ -356,6 +363,7 @@ final class HtmlPage {
             table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}th,td{border:1px solid #ddd;padding:.25rem .5rem;text-align:right}
             th:first-child,td:first-child{text-align:left}thead th{background:#f5f5f5}tr.short td{color:#a33}
             .charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(540px,1fr));gap:1rem}
+            .multiples{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:.5rem;margin-bottom:1rem}
             figure{margin:0;border:1px solid #eee;padding:.5rem}figcaption{font-weight:600;margin-bottom:.3rem}
             svg.chart{width:100%;height:auto}svg .axes line{stroke:#999}svg .axes line.grid{stroke:#eee}
             svg text{font-size:11px;fill:#444}svg text.title{font-size:12px;fill:#222}svg text.empty{font-size:16px;fill:#999}

@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import dev.goodput.avro.WindowStats;
+import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.Micros;
 import org.HdrHistogram.Histogram;
 
@@ -28,24 +29,28 @@ final class PageCharts {
     static Map<String, Object> of(Report r) {
         final Map<String, Object> charts = new LinkedHashMap<>();
         final long start = r.run().runs().stream().mapToLong(x -> Micros.of(x.getStartedUs())).min().orElse(0);
-        // one line per scenario and percentile: scenarios run one after another, and a line across two would join them
-        final Map<String, List<Map<String, Object>>> overTime = new LinkedHashMap<>();
-        for (WindowStats w : r.run().windows()) {
-            if (w.getRequestsOk() == 0) {
-                continue;
+        // small multiples: a panel per scenario with its three p99 lines, so no chart holds more lines than a legend shows;
+        // thin windows (a scenario's first or last seconds) are left out, their p99 of a handful of requests being noise
+        final List<String[]> panels = latencyPanels(r);
+        for (String[] panel : panels) {
+            final Map<String, List<Map<String, Object>>> overTime = new LinkedHashMap<>();
+            for (WindowStats w : r.run().windows()) {
+                if (!w.getScenarioId().equals(panel[1]) || w.getRequestsOk() == 0 || Definitions.thinWindow(w.getRequestsTotal())) {
+                    continue;
+                }
+                final double x = (Micros.of(w.getWindowEndUs()) - start) / 1e6;
+                final String id = w.getScenarioId();
+                overTime.computeIfAbsent("TTFT p99", k -> new ArrayList<>()).add(point(x, w.getTtft().getP99Us() / 1000.0, id));
+                if (w.getItl().getCount() > 0) {
+                    overTime.computeIfAbsent("ITL p99", k -> new ArrayList<>()).add(point(x, w.getItl().getP99Us() / 1000.0, id));
+                }
+                overTime.computeIfAbsent("E2E p99", k -> new ArrayList<>()).add(point(x, w.getE2e().getP99Us() / 1000.0, id));
             }
-            final double x = (Micros.of(w.getWindowEndUs()) - start) / 1e6;
-            final String id = w.getScenarioId();
-            overTime.computeIfAbsent("TTFT p99 " + id, k -> new ArrayList<>()).add(point(x, w.getTtft().getP99Us() / 1000.0, id));
-            if (w.getItl().getCount() > 0) {
-                overTime.computeIfAbsent("ITL p99 " + id, k -> new ArrayList<>()).add(point(x, w.getItl().getP99Us() / 1000.0, id));
-            }
-            overTime.computeIfAbsent("E2E p99 " + id, k -> new ArrayList<>()).add(point(x, w.getE2e().getP99Us() / 1000.0, id));
+            final Map<String, Object> latency = new LinkedHashMap<>(chart("seconds since the run started (window end)",
+                    "ms (log scale when they span a decade)", overTime));
+            latency.put("log", true);
+            charts.put(panel[0], latency);
         }
-        final Map<String, Object> latency = new LinkedHashMap<>(chart("seconds since the run started (window end)",
-                "milliseconds (log scale when they span a decade)", overTime));
-        latency.put("log", true);
-        charts.put("chart-latency-time", latency);
         final boolean closed = !r.scenarios().isEmpty() && r.scenarios().get(0).closedLoop();
         final String load = closed ? "concurrent streams (closed loop)" : "offered load, requests/s (open loop)";
         final Map<String, List<Map<String, Object>>> ttft = new LinkedHashMap<>();
@@ -83,6 +88,19 @@ final class PageCharts {
             charts.put("chart-cdf-" + m, chart);
         }
         return Map.of("charts", charts);
+    }
+
+    /**
+     * The latency-over-time panels, one per scenario in the order the run's windows name them: its
+     * chart id and its scenario.
+     */
+    static List<String[]> latencyPanels(Report r) {
+        final List<String> ids = r.run().windows().stream().map(WindowStats::getScenarioId).distinct().toList();
+        final List<String[]> panels = new ArrayList<>();
+        for (int i = 0; i < ids.size(); i++) {
+            panels.add(new String[] {"chart-latency-" + (i + 1), ids.get(i)});
+        }
+        return panels;
     }
 
     /**

@@ -14,6 +14,7 @@ import java.util.stream.Collectors;
 
 import dev.goodput.avro.CostRecord;
 import dev.goodput.avro.WindowStats;
+import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.sink.ResultsFollower;
@@ -35,6 +36,8 @@ final class LiveTable implements AutoCloseable {
     private final PrintStream out;
     private final ResultsFollower follower;
     private int rows;
+    /** Whether the table has said once what "thin" means. */
+    private boolean thinSaid;
     /** Whether the run's windows have all come, final and priced. */
     private final Settling settling = new Settling(System.nanoTime());
 
@@ -67,6 +70,7 @@ final class LiveTable implements AutoCloseable {
     }
 
     private void print(WindowStats w, CostRecord c) {
+        final boolean thin = Definitions.thinWindow(w.getRequestsTotal());
         if (rows++ % 20 == 0) {
             out.println(HEADER);
         }
@@ -75,7 +79,13 @@ final class LiveTable implements AutoCloseable {
                 ms(w.getTtft().getCount(), w.getTtft().getP50Us()), ms(w.getTtft().getCount(), w.getTtft().getP99Us()),
                 ms(w.getItl().getCount(), w.getItl().getP99Us()), ms(w.getTpot().getCount(), w.getTpot().getP99Us()),
                 w.getGoodputRps(), w.getGoodputTokensPerS(),
-                dollars(c.getComputeCostPerMUsd(), c.getPriced()), dollars(c.getCostPerSuccessfulMUsd(), c.getPriced())));
+                thin ? "thin" : dollars(c.getComputeCostPerMUsd(), c.getPriced()),
+                thin ? "thin" : dollars(c.getCostPerSuccessfulMUsd(), c.getPriced())));
+        if (thin && !thinSaid) {
+            thinSaid = true;
+            out.println("         thin: fewer than " + Definitions.THIN_WINDOW_REQUESTS + " requests in the window; its requests count in"
+                    + " the totals, its own cost is not shown");
+        }
         if (!w.getRefusedEvents().isEmpty()) {
             out.println("         refused to the DLQ while this window was open: " + new TreeMap<>(w.getRefusedEvents())
                     .entrySet().stream().map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")));

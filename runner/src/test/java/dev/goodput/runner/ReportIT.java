@@ -96,8 +96,16 @@ class ReportIT {
     @Test
     void chromiumDrawsEveryChartAndTheTablesHoldTheRunsNumbers() throws Exception {
         final String dom = renderInChromium(bundleA.resolve("index.html"));
-        final List<String> charts = List.of("chart-latency-time", "chart-frontier", "chart-ttft-load", "chart-goodput-load",
-                "chart-cost-concurrency", "chart-cdf-ttft", "chart-cdf-itl", "chart-cdf-tpot", "chart-cdf-e2e");
+        // a latency panel per scenario (small multiples), then the charts across the matrix
+        final List<String> charts = new java.util.ArrayList<>(List.of("chart-frontier", "chart-ttft-load", "chart-goodput-load",
+                "chart-cost-concurrency", "chart-cdf-ttft", "chart-cdf-itl", "chart-cdf-tpot", "chart-cdf-e2e"));
+        final Matcher panel = Pattern.compile("id=\"(chart-latency-\\d+)\"").matcher(dom);
+        final List<String> panels = new java.util.ArrayList<>();
+        while (panel.find()) {
+            panels.add(panel.group(1));
+        }
+        assertThat(panels).as("one latency panel per scenario").hasSize(2).doesNotHaveDuplicates();
+        charts.addAll(panels);
         assertThat(dom).contains("data-charts-drawn=\"" + charts.size() + "\"");
         for (String chart : charts) {
             final Matcher m = Pattern.compile("<svg[^>]*id=\"" + chart + "\"[^>]*data-drawn=\"(\\d+)\"").matcher(dom);
@@ -113,12 +121,18 @@ class ReportIT {
         final int at = page.indexOf("<script type=\"application/json\" id=\"goodput-data\">");
         final var chartData = new ObjectMapper().readTree(page.substring(page.indexOf('>', at) + 1, page.indexOf("</script>", at))
                 .replace("<\\/", "</")).get("charts");
-        // over time, a line never joins two scenarios: each series' points are all of the scenario it names
-        for (var series : chartData.get("chart-latency-time").get("series")) {
-            final String name = series.get("name").asText();
-            for (var point : series.get("points")) {
-                assertThat(name).as("series %s holds a point of %s", name, point.get("label").asText()).endsWith(" " + point.get("label").asText());
+        // over time, a panel is one scenario's: every point of its lines is of that scenario, and at most three lines
+        final java.util.Set<String> scenariosDrawn = new java.util.HashSet<>();
+        for (String p : panels) {
+            final var series = chartData.get(p).get("series");
+            assertThat(series.size()).as("%s lines", p).isBetween(1, 3);
+            final String scenario = series.get(0).get("points").get(0).get("label").asText();
+            for (var s : series) {
+                for (var point : s.get("points")) {
+                    assertThat(point.get("label").asText()).as("panel %s", p).isEqualTo(scenario);
+                }
             }
+            assertThat(scenariosDrawn.add(scenario)).as("a second panel of %s", scenario).isTrue();
         }
 
         final String runId = Files.readString(bundleA.resolve("manifest.json")).replaceAll("(?s).*\"run_id\" : \"([^\"]+)\".*", "$1");
