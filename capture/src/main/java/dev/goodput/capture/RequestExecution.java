@@ -59,6 +59,7 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
     private int lastUsageTokens;
     private int usageCompletion = -1;
     private int usagePrompt = -1;
+    private int usageCached = -1;
     private boolean done;
     private boolean finishSeen;
     private String protocolError;
@@ -221,6 +222,9 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
         if (chunk.usageCompletionTokens() >= 0) {
             usageCompletion = chunk.usageCompletionTokens();
         }
+        if (chunk.usageCachedTokens() >= 0) {
+            usageCached = chunk.usageCachedTokens();
+        }
         if (chunk.usagePromptTokens() >= 0) {
             usagePrompt = chunk.usagePromptTokens();
         }
@@ -294,6 +298,7 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
                 .setPromptTokens(usagePrompt >= 0 ? usagePrompt : Failures.refusedPromptTokens(httpStatus, errorBody, spec.promptTokens()))
                 .setIntendedPromptTokens(observed ? null : spec.promptTokens())
                 .setResends(resendReason == null ? null : 1).setResendReason(resendReason)
+                .setCachedPromptTokens(usageCached >= 0 ? usageCached : null)
                 .setServerTimings(serverTimings == null ? null : new ServerTimings((int) serverTimings[0],
                         serverTimings[1], (int) serverTimings[2], serverTimings[3],
                         serverTimings[4] < 0 ? null : (int) serverTimings[4], null))

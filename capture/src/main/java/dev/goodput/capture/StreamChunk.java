@@ -40,6 +40,7 @@ public final class StreamChunk {
     private String finishReason;
     private int usageCompletionTokens = -1;
     private int usagePromptTokens = -1;
+    private int usageCachedTokens = -1;
     private String error;
     private String errorType;
     private String fingerprint;
@@ -62,6 +63,7 @@ public final class StreamChunk {
         finishReason = null;
         usageCompletionTokens = -1;
         usagePromptTokens = -1;
+        usageCachedTokens = -1;
         error = null;
         errorType = null;
         timings = null;
@@ -174,6 +176,21 @@ public final class StreamChunk {
                 usageCompletionTokens = p.getIntValue();
             } else if ("prompt_tokens".equals(name) && v == JsonToken.VALUE_NUMBER_INT) {
                 usagePromptTokens = p.getIntValue();
+            } else if ("prompt_tokens_details".equals(name) && v == JsonToken.START_OBJECT) {
+                promptDetails(p);
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+
+    /** OpenAI's {@code usage.prompt_tokens_details}: {@code cached_tokens}, the prompt tokens served from the cache. */
+    private void promptDetails(JsonParser p) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            final String name = p.currentName();
+            final JsonToken v = p.nextToken();
+            if ("cached_tokens".equals(name) && v == JsonToken.VALUE_NUMBER_INT) {
+                usageCachedTokens = p.getIntValue();
             } else {
                 p.skipChildren();
             }
@@ -266,6 +283,11 @@ public final class StreamChunk {
 
     public int usagePromptTokens() {
         return usagePromptTokens;
+    }
+
+    /** Prompt tokens the server served from its prefix cache, from a usage report on this chunk ({@code -1}: not said). */
+    public int usageCachedTokens() {
+        return usageCachedTokens;
     }
 
     /** An error the server reported inside the stream, or null. */

@@ -66,6 +66,20 @@ class StreamChunkTest {
     }
 
     @Test
+    void cachedPromptTokensComeFromThePromptTokensDetails() throws IOException {
+        // vLLM's and llama.cpp's shape: the cached share of the prompt under usage.prompt_tokens_details
+        parse("{\"choices\":[],\"usage\":{\"prompt_tokens\":1093,\"completion_tokens\":4,"
+                + "\"prompt_tokens_details\":{\"audio_tokens\":0,\"cached_tokens\":1091}}}");
+        assertThat(c.usagePromptTokens()).isEqualTo(1093);
+        assertThat(c.usageCachedTokens()).isEqualTo(1091);
+        assertThat(c.usageCompletionTokens()).isEqualTo(4);
+        // a usage report without details says nothing of the cache; nor does a null one
+        parse("{\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3,\"prompt_tokens_details\":null}}");
+        assertThat(c.usageCachedTokens()).isEqualTo(-1);
+        assertThat(c.usageCompletionTokens()).isEqualTo(3);
+    }
+
+    @Test
     void malformedJsonIsAnError() {
         assertThatThrownBy(() -> parse("{\"choices\":[{\"delta\":")).isInstanceOf(IOException.class);
         assertThatThrownBy(() -> parse("not json")).isInstanceOf(IOException.class);

@@ -175,6 +175,25 @@ public final class Definitions {
         return sloPass && qualityPass;
     }
 
+    /**
+     * The cache hit rate, token-weighted: prompt tokens the server served from its cache over the
+     * prompt tokens of the same requests (those whose usage report said how many were cached). NaN
+     * when none said. A request of 1,000 prompt tokens and one of 10 weigh 100 to 1, as their
+     * prefill did.
+     */
+    public static double cacheHitRate(long cachedTokens, long promptTokens) {
+        return promptTokens <= 0 ? Double.NaN : (double) cachedTokens / promptTokens;
+    }
+
+    /**
+     * A request hit the cache when the server served at least half its prompt from it: an engine
+     * that matches a prompt's first token (a BOS) or a short shared template on every request has
+     * not made that request cheap. Requests whose server said nothing are neither.
+     */
+    public static boolean cacheHit(int cachedTokens, int promptTokens) {
+        return promptTokens > 0 && 2L * cachedTokens >= promptTokens;
+    }
+
     /** Requests below which a window is thin: too few for its own cost figure or tail percentile to be shown as one. */
     public static final long THIN_WINDOW_REQUESTS = 10;
 

@@ -2,6 +2,7 @@ package dev.goodput.definitions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 import java.util.List;
 
@@ -160,5 +161,17 @@ class DefinitionsTest {
         assertThat(Definitions.thinWindow(9)).isTrue();
         assertThat(Definitions.thinWindow(10)).isFalse();
         assertThat(Definitions.thinWindow(640)).isFalse();
+    }
+
+    @Test
+    void theCacheHitRateWeighsRequestsByTheirPromptTokensAndAHitIsHalfThePromptCached() {
+        // 1,091 of 1,093 cached, then 1 of 1,093 (llama.cpp's two requests), then 5 of 10
+        assertThat(Definitions.cacheHitRate(1_091 + 1 + 5, 1_093 + 1_093 + 10)).isCloseTo(1_097.0 / 2_196, within(1e-12));
+        assertThat(Definitions.cacheHitRate(0, 0)).isNaN();
+        assertThat(Definitions.cacheHit(1_091, 1_093)).isTrue();
+        assertThat(Definitions.cacheHit(1, 1_093)).isFalse();
+        assertThat(Definitions.cacheHit(5, 10)).isTrue();
+        assertThat(Definitions.cacheHit(4, 10)).isFalse();
+        assertThat(Definitions.cacheHit(0, 0)).isFalse();
     }
 }

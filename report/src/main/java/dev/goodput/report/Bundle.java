@@ -132,7 +132,8 @@ public final class Bundle {
             "first_chunk_time_us", "first_answer_time_us", "last_chunk_time_us", "completion_time_us", "prompt_tokens",
             "output_tokens", "output_tokens_source", "content_chunks", "quality_score", "quality_pass", "ttft_us", "ttfat_us",
             "tpot_us", "e2e_us", "slo_pass", "failed_objectives", "good", "intended_prompt_tokens", "resends", "resend_reason",
-            "engine_prompt_n", "engine_prompt_ms", "engine_predicted_n", "engine_predicted_ms", "engine_cache_n");
+            "engine_prompt_n", "engine_prompt_ms", "engine_predicted_n", "engine_predicted_ms", "engine_cache_n",
+            "cached_prompt_tokens", "session_id", "turn");
 
     private static final List<String> PERCENTILE_COLUMNS = List.of("count", "p50_us", "p90_us", "p95_us", "p99_us", "p999_us",
             "max_us", "mean_us");
@@ -291,7 +292,12 @@ public final class Bundle {
         m.put("contract", r.contract().canonical());
         m.put("judged_by", r.judging().json());
         final List<Map<String, Object>> scenarios = new ArrayList<>();
-        r.scenarios().forEach(s -> scenarios.add(scenario(s)));
+        final Map<String, CacheSummary> cache = CacheSummary.of(r.run());
+        r.scenarios().forEach(s -> {
+            final Map<String, Object> entry = scenario(s);
+            entry.put("cache", cache.containsKey(s.scenarioId()) ? cache.get(s.scenarioId()).json() : null);
+            scenarios.add(entry);
+        });
         m.put("scenarios", scenarios);
         m.put("total", scenario(r.total()));
         return m;

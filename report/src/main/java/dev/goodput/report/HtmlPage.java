@@ -112,6 +112,7 @@ final class HtmlPage {
 
         scenarios(h, r);
         LengthsTable.write(h, r);
+        CacheTable.write(h, r);
         percentiles(h, r);
         validity(h, r);
         failures(h, r);

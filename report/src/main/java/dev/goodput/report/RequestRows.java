@@ -61,6 +61,9 @@ final class RequestRows {
             m.put("engine_predicted_n", t == null ? null : t.getPredictedN());
             m.put("engine_predicted_ms", t == null ? null : t.getPredictedMs());
             m.put("engine_cache_n", t == null ? null : t.getCacheN());
+            m.put("cached_prompt_tokens", e.getCachedPromptTokens());
+            m.put("session_id", e.getSessionId());
+            m.put("turn", e.getTurn());
             rows.add(m);
         }
         return rows;

@@ -244,8 +244,10 @@ final class Engine {
         }
 
         String usage(int completion) {
+            // the cached share as vLLM reports it (--enable-prompt-tokens-details): known once the request was admitted
             return "{\"prompt_tokens\":" + promptTokens + ",\"completion_tokens\":" + completion
-                    + ",\"total_tokens\":" + (promptTokens + completion) + "}";
+                    + ",\"total_tokens\":" + (promptTokens + completion)
+                    + ",\"prompt_tokens_details\":{\"cached_tokens\":" + cachedTokens + "}}";
         }
 
         String chunk(String delta, String finish, int completionSoFar) {

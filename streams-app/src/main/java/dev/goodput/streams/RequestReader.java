@@ -23,7 +23,7 @@ import org.apache.avro.SchemaNormalization;
 final class RequestReader {
 
     /** The Parsing Canonical Form fingerprint of the schema whose fields {@link #read} reads, in order. */
-    static final long LAYOUT = 1_016_754_311_418_930_163L;
+    static final long LAYOUT = 870_339_440_328_733_698L;
 
     private static final TokenCountSource[] SOURCES = TokenCountSource.values();
     private static final RequestStatus[] STATUSES = RequestStatus.values();
@@ -58,7 +58,8 @@ final class RequestReader {
                     b.readString(), b.readInt(), b.readInstant(), b.readInstant(), instant(), instant(), instant(),
                     b.readInstant(), b.readInt(), b.readInt(), SOURCES[b.readIndex(SOURCES.length)], b.readInt(),
                     STATUSES[b.readIndex(STATUSES.length)], string(), string(), integer(), real(), bool(), b.readBoolean(),
-                    instant(), instant(), string(), integer(), integer(), bool(), integer(), integer(), string(), timings());
+                    instant(), instant(), string(), integer(), integer(), bool(), integer(), integer(), string(), timings(),
+                    integer(), string(), integer());
         } catch (BufferUnderflowException | IllegalArgumentException ex) {
             e = null; // the resolving deserializer says what is wrong with it
         } finally {
