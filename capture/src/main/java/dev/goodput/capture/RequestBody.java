@@ -17,12 +17,29 @@ final class RequestBody {
     private RequestBody() {
     }
 
+    /**
+     * A session's turn on the completions endpoint: the history and the new question as one text,
+     * each turn's prompt and answer as they were, so that the earlier turns are the text's prefix.
+     */
+    static String completionsPrompt(RequestSpec spec) {
+        final StringBuilder sb = new StringBuilder();
+        for (String t : spec.history()) {
+            sb.append(t).append("\n\n");
+        }
+        return sb.append(spec.prompt()).toString();
+    }
+
     static byte[] of(RequestSpec spec, RunIdentity run, Target target) {
         final ObjectNode b = JSON.createObjectNode().put("model", target.model());
         if (target.chat()) {
-            b.putArray("messages").addObject().put("role", "user").put("content", spec.prompt());
+            // a session's turn: its history as the conversation so far, then its new question
+            final var messages = b.putArray("messages");
+            for (int i = 0; i < spec.history().size(); i++) {
+                messages.addObject().put("role", i % 2 == 0 ? "user" : "assistant").put("content", spec.history().get(i));
+            }
+            messages.addObject().put("role", "user").put("content", spec.prompt());
         } else {
-            b.put("prompt", spec.prompt());
+            b.put("prompt", spec.history().isEmpty() ? spec.prompt() : completionsPrompt(spec));
         }
         b.put("max_tokens", spec.maxTokens()).put("temperature", run.decoding().temperature())
                 .put("top_p", run.decoding().topP()).put("stream", true);

@@ -168,6 +168,19 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
         resendReason = reason;
     }
 
+    /** What was asked. */
+    public RequestSpec spec() {
+        return spec;
+    }
+
+    /**
+     * The answer text streamed so far (reasoning left out): once the request is done, the answer a
+     * session's next turn carries in its history. Read it from the callback that gets the request event.
+     */
+    public String answerText() {
+        return answer.toString();
+    }
+
     /** The engine's build as the stream's {@code system_fingerprint} gave it, or null. */
     public String fingerprint() {
         return chunk.fingerprint();
@@ -296,7 +309,9 @@ public final class RequestExecution implements SseParser.Listener, NioHttpClient
                 .setLastChoiceTimeUs(lastChoiceUs >= 0 ? Micros.toInstant(lastChoiceUs) : null)
                 .setCompletionTimeUs(Micros.toInstant(completionUs))
                 .setPromptTokens(usagePrompt >= 0 ? usagePrompt : Failures.refusedPromptTokens(httpStatus, errorBody, spec.promptTokens()))
-                .setIntendedPromptTokens(observed ? null : spec.promptTokens())
+                // a session's later turn holds answers the generator did not size: its intended length is not known
+                .setIntendedPromptTokens(observed || !spec.history().isEmpty() ? null : spec.promptTokens())
+                .setSessionId(spec.sessionId()).setTurn(spec.turn())
                 .setResends(resendReason == null ? null : 1).setResendReason(resendReason)
                 .setCachedPromptTokens(usageCached >= 0 ? usageCached : null)
                 .setServerTimings(serverTimings == null ? null : new ServerTimings((int) serverTimings[0],

@@ -29,7 +29,10 @@ public final class DemoLoadFlags {
             description = "Output length in tokens of that scenario (default: 64, within the contract's cap).")
     Integer outputTokens;
 
-    @Option(names = "--cache", description = "cold (unique prompt prefixes) or warm (one shared prefix) for that scenario (default: cold).")
+    @Option(names = "--cache", description = "That scenario's cache condition: cold (unique prompt prefixes), warm (one shared"
+            + " prefix), sharedN (the first N % of every prompt one common prefix, e.g. shared90) or turnsN (sessions of N turns,"
+            + " each prompt the session's history and a new question; the load counts users or session arrivals/s; 1 s of think"
+            + " time, a 4096-token context: set think_time_s and context_tokens in a --matrix file) (default: cold).")
     String cache;
 
     /** Whether any load flag was given. */

@@ -107,6 +107,9 @@ public final class LoadRun {
     private volatile String fingerprint;
     /** Makes request ids unique across runs of the same scenario by the same generator (the demo loops its matrix). */
     private String idPrefix;
+    private RequestSpecs specs;
+    /** A session scenario's turns; null for the others. */
+    private SessionSchedule sessions;
 
     public LoadRun(Settings settings, MicroClock clock) {
         this.s = settings;
@@ -139,7 +142,8 @@ public final class LoadRun {
         idPrefix = s.generatorId() + "-" + s.scenarioId() + "-" + Long.toString(startUs / 1000, 36) + "-";
         final long warmupEndUs = startUs + Math.round(s.warmupS() * 1e6);
         final long endUs = s.durationS() != null ? warmupEndUs + Math.round(s.durationS() * 1e6) : Long.MAX_VALUE;
-        final Schedule schedule = schedule(startUs);
+        specs = new RequestSpecs(s, idPrefix);
+        final Schedule schedule = schedule(startUs, endUs);
         long seq = 0;
         long lastProgress = System.nanoTime();
         while (failure.get() == null) {
@@ -159,7 +163,8 @@ public final class LoadRun {
                 break;
             }
             final long seqNow = seq++;
-            RequestExecution exec = execution(spec(seqNow, t, t < warmupEndUs), sink, schedule);
+            final SessionSchedule.Turn turn = sessions == null ? null : sessions.current();
+            RequestExecution exec = execution(specs.of(seqNow, t, t < warmupEndUs, turn), sink, schedule);
             Runnable send = exec.prepare(client);
             waitUntil(t);
             if (slots != null && !slots.tryAcquire()) {
@@ -168,7 +173,7 @@ public final class LoadRun {
                     break;
                 }
                 final long sendUs = clock.nowMicros();
-                exec = execution(spec(seqNow, sendUs, t < warmupEndUs), sink, schedule);
+                exec = execution(specs.of(seqNow, sendUs, t < warmupEndUs, turn), sink, schedule);
                 send = exec.prepare(client);
             }
             inFlight.add(exec);
@@ -227,6 +232,9 @@ public final class LoadRun {
         }
         inFlight.remove(exec);
         stats.record(e);
+        if (sessions != null) {
+            sessions.turnDone(exec.spec(), e, exec.answerText());
+        }
         schedule.completed(Micros.of(e.getCompletionTimeUs()));
     }
 
@@ -249,11 +257,23 @@ public final class LoadRun {
         }
     }
 
-    private Schedule schedule(long startUs) {
+    private Schedule schedule(long startUs, long endUs) {
         final Scenario sc = s.scenario();
+        if (sc.sessions() != null) {
+            sessions = sc.closedLoop()
+                    ? SessionSchedule.closed(sc.sessions(), sc.promptTokens(), startUs, sc.concurrency(), endUs, clock::nowMicros, idPrefix)
+                    : SessionSchedule.open(sc.sessions(), sc.promptTokens(), arrivals(startUs), endUs, clock::nowMicros, idPrefix);
+            return sessions;
+        }
         if (sc.closedLoop()) {
             return Schedule.closedLoop(startUs, sc.concurrency());
         }
+        return arrivals(startUs);
+    }
+
+    /** The open loop's arrival times: of requests, or of a session scenario's sessions. */
+    private Schedule arrivals(long startUs) {
+        final Scenario sc = s.scenario();
         return switch (s.arrival()) {
             case "poisson" -> Schedule.poisson(startUs, sc.rateRps(), s.rampUpS(), s.seed());
             case "gamma" -> Schedule.gamma(startUs, sc.rateRps(), s.burstiness() == null ? 1.0 : s.burstiness(),
@@ -263,27 +283,6 @@ public final class LoadRun {
             default -> throw new IllegalArgumentException("unknown arrival process " + s.arrival()
                     + " (poisson, gamma, constant, closed_loop, trace)");
         };
-    }
-
-    private RequestSpec spec(long seq, long intendedUs, boolean warmup) {
-        final Corpus.Entry entry = s.corpus().get(seq);
-        // Cold: a unique filler prefix per request, so prefix caches miss; warm: one prefix per scenario.
-        final long prefixSeed = "warm".equals(s.scenario().cache())
-                ? s.scenarioId().hashCode()
-                : (s.identity().runId() + "/" + idPrefix + seq).hashCode() * 31L + seq;
-        final Trace.Entry traced = s.trace() == null ? null : s.trace().entry(seq);
-        final int promptTokens = traced != null && traced.inputTokens() != null ? traced.inputTokens() : s.scenario().promptTokens();
-        final int outputTokens = traced != null && traced.outputTokens() != null ? Math.max(1, traced.outputTokens())
-                : s.scenario().outputTokens();
-        // a trace's shared block ids become shared prompt blocks: requests with the same leading ids share that prefix
-        final PromptSizer sizer = s.preparation().sizer();
-        final PromptSizer.Sized prompt = traced != null && traced.hashIds() != null
-                ? sizer.build(entry.prompt(), promptTokens, traced.hashIds(), Trace.MOONCAKE_BLOCK_TOKENS, prefixSeed)
-                : sizer.build(entry.prompt(), promptTokens, prefixSeed);
-        // an exact answer length where the target takes one (ignore_eos, vLLM's min_tokens): only for a trace's lengths
-        final Integer minTokens = traced != null && traced.outputTokens() != null && s.identity().decoding().ignoreEos() ? outputTokens : null;
-        return new RequestSpec(idPrefix + seq, s.scenarioId(), prompt.text(),
-                prompt.tokens(), entry.expected(), outputTokens, minTokens, intendedUs, warmup);
     }
 
     /** Waits until {@code endUs} on this clock, or until the run is stopped. */
