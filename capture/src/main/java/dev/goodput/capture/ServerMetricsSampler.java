@@ -166,5 +166,7 @@ public final class ServerMetricsSampler implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        // a last sample once the run's requests have ended: the engine's counters then span the whole run
+        sample();
     }
 }

@@ -299,6 +299,8 @@ public final class Bundle {
             scenarios.add(entry);
         });
         m.put("scenarios", scenarios);
+        final EngineCache engineCache = EngineCache.of(r.run());
+        m.put("engine_cache", engineCache == null ? null : engineCache.json());
         m.put("total", scenario(r.total()));
         return m;
     }

@@ -37,7 +37,15 @@ final class CacheTable {
             HtmlPage.cell(h, "session_time_p50", c.sessionTimeP50Us() == null ? "n/a" : ms(c.sessionTimeP50Us()));
             h.append("</tr>\n");
         }
-        h.append("</tbody></table>\n<p class=\"note\">From the measured ok requests whose server said how many prompt tokens it"
+        h.append("</tbody></table>\n");
+        final EngineCache e = EngineCache.of(r.run());
+        if (e != null) {
+            h.append("<p id=\"engine-cache\">Over the run, the engine's own counters (").append(html(e.engine()))
+                    .append(") give a hit rate of ").append(Double.isNaN(e.engineHitRate()) ? "n/a" : pct(e.engineHitRate()))
+                    .append("; the requests' usage reports, ").append(Double.isNaN(e.clientHitRate()) ? "n/a" : pct(e.clientHitRate()))
+                    .append(" (").append(e.clientRequests()).append(" requests, warm-up included).</p>\n");
+        }
+        h.append("<p class=\"note\">From the measured ok requests whose server said how many prompt tokens it"
                 + " served from its cache (usage.prompt_tokens_details.cached_tokens). Hit rate: cached over prompt tokens of those"
                 + " requests. A hit: half the prompt or more cached. Engine: llama.cpp's timings.cache_n on the same request.</p>\n");
     }
