@@ -48,6 +48,10 @@ public final class WindowTotals {
     /** The hull of the stretches in which requests were live in the window ({@link #live}); empty while from > to. */
     private long liveFromUs = Long.MAX_VALUE;
     private long liveToUs = Long.MIN_VALUE;
+    /** Requests whose server said how many prompt tokens it served from its cache, their prompt tokens, and those cached. */
+    private long cacheRequests;
+    private long cachePromptTokens;
+    private long cachedTokens;
     private final Map<String, Long> errorsByClass = new TreeMap<>();
     private final Map<String, Long> refused = new TreeMap<>();
     private final Histogram ttft;
@@ -173,6 +177,25 @@ public final class WindowTotals {
         liveToUs = Math.max(liveToUs, toUs);
     }
 
+    /** A request whose server said it served {@code cached} of its {@code prompt} tokens from its prefix cache. */
+    public void cache(int prompt, int cached) {
+        cacheRequests++;
+        cachePromptTokens += prompt;
+        cachedTokens += cached;
+    }
+
+    /** {requests that said, their prompt tokens, their cached tokens}: what {@link Definitions#cacheHitRate} takes. */
+    public long[] cacheCounts() {
+        return new long[] {cacheRequests, cachePromptTokens, cachedTokens};
+    }
+
+    /** The counts {@link #cacheCounts} gave, added (a stored aggregate read back). */
+    public void restoreCache(long requests, long prompt, long cached) {
+        cacheRequests += requests;
+        cachePromptTokens += prompt;
+        cachedTokens += cached;
+    }
+
     /** Whether any request was live in the window (a window of refusals only has none). */
     public boolean hasLive() {
         return liveFromUs <= liveToUs;
@@ -193,6 +216,7 @@ public final class WindowTotals {
         if (o.hasLive()) {
             live(o.liveFromUs, o.liveToUs);
         }
+        restoreCache(o.cacheRequests, o.cachePromptTokens, o.cachedTokens);
         total += o.total;
         ok += o.ok;
         error += o.error;

@@ -46,6 +46,10 @@ class WindowTotalsTest {
             final long to = from + rnd.nextInt(2_000_000);
             whole.live(from, to);
             part.live(from, to);
+            if (i % 3 == 0) {
+                whole.cache(100 + i % 7, i % 50);
+                part.cache(100 + i % 7, i % 50);
+            }
         }
         parts.get(1).refused("late", true);
         parts.get(2).refused("malformed", false);
@@ -63,6 +67,7 @@ class WindowTotalsTest {
         assertThat(added.total()).isEqualTo(2_000);
         assertThat(added.lateEvents()).isEqualTo(1);
         assertThat(List.of(added.liveFromUs(), added.liveToUs())).isEqualTo(List.of(whole.liveFromUs(), whole.liveToUs()));
+        assertThat(added.cacheCounts()).containsExactly(whole.cacheCounts()).startsWith(667L);
     }
 
     @Test

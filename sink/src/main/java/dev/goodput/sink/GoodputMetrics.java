@@ -42,6 +42,9 @@ public final class GoodputMetrics {
     private final Gauge consumerLag = Gauge.builder().name("goodput_consumer_group_lag_records")
             .help("Records between a consumer group's committed offsets and the ends of its partitions (streams-app, sink).")
             .labelNames("group").register(registry);
+    private final Gauge cacheHit = gauge("goodput_prefix_cache_hit_ratio", "Prompt tokens the server served from its prefix cache"
+            + " over the prompt tokens of the requests whose server said (usage.prompt_tokens_details.cached_tokens), latest final"
+            + " window; absent while no request said.");
     private final Gauge windowEnd = gauge("goodput_window_end_timestamp_seconds", "End of the latest final window (event time).");
     private final Gauge costSuccessful = Gauge.builder().name("goodput_cost_per_successful_million_tokens_usd")
             .help("Cost per successful million output tokens (failures, overheads and headroom included).")
@@ -105,6 +108,11 @@ public final class GoodputMetrics {
         w.getErrorsByClass().forEach((k, v) -> errors.labelValues(c, s, k).set(v));
         classes.put(key, now);
         windowEnd.labelValues(c, s).set(w.getWindowEndUs().toEpochMilli() / 1000.0);
+        if (w.getCacheHitRate() != null) {
+            cacheHit.labelValues(c, s).set(w.getCacheHitRate());
+        } else {
+            cacheHit.remove(c, s);
+        }
     }
 
     public synchronized void onCost(CostRecord r) {
@@ -131,7 +139,7 @@ public final class GoodputMetrics {
         for (List<String> key : stale) {
             final String c = key.get(0);
             final String s = key.get(1);
-            for (Gauge g : List.of(goodput, goodTokens, goodFraction, tokens, tokensPerGpu, windowEnd)) {
+            for (Gauge g : List.of(goodput, goodTokens, goodFraction, tokens, tokensPerGpu, windowEnd, cacheHit)) {
                 g.remove(c, s);
             }
             for (String status : List.of("ok", "error", "timeout", "abandoned")) {

@@ -122,8 +122,13 @@ class ClientMetricsTest {
                 .containsPattern("goodput_late_events_total\\{[^}]*\\} 2.0")
                 .contains("goodput_window_errors{error_type=\"http_503\"");
         // the next window of the scenario has no http_503: the class goes, it does not keep its old count
+        gauges.onWindow(WindowStats.newBuilder(w).setErrorsByClass(Map.of("timeout", 1L)).setCacheRequests(4L)
+                .setCachePromptTokens(4_000L).setCachedPromptTokens(3_000L).setCacheHitRate(0.75).build());
+        assertThat(scrape(gauges.registry())).doesNotContain("error_type=\"http_503\"").contains("error_type=\"timeout\"")
+                .containsPattern("goodput_prefix_cache_hit_ratio\\{[^}]*goodput_scenario=\"s1\"[^}]*\\} 0.75");
+        // a window whose server said nothing of its cache: no hit ratio, rather than an old one or 0
         gauges.onWindow(WindowStats.newBuilder(w).setErrorsByClass(Map.of("timeout", 1L)).build());
-        assertThat(scrape(gauges.registry())).doesNotContain("error_type=\"http_503\"").contains("error_type=\"timeout\"");
+        assertThat(scrape(gauges.registry())).doesNotContain("goodput_prefix_cache_hit_ratio{");
         // a scenario without a final window for the stale time leaves the endpoint
         assertThat(gauges.expire(System.nanoTime() + GoodputMetrics.DEFAULT_STALE_AFTER.toNanos())).isEqualTo(1);
         assertThat(scrape(gauges.registry())).doesNotContain("goodput_good_fraction{").doesNotContain("goodput_window_errors{");

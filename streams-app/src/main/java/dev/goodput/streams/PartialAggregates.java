@@ -44,6 +44,8 @@ final class PartialAggregates {
     private static final byte LIVE = 5;
     /** A request as {@link #REQUEST}, then where it became live in its completion's window. */
     private static final byte REQUEST_LIVE = 6;
+    /** A request as {@link #REQUEST_LIVE}, then its prompt tokens and those served from the cache (-1: not said). */
+    private static final byte REQUEST_CACHE = 7;
     /**
      * Additions one journal entry holds at most. Each addition rewrites its entry, and the store's
      * cache makes an entry's writes between two commits one changelog record, where an entry per
@@ -162,16 +164,21 @@ final class PartialAggregates {
             written(before).totals.live(Math.max(w, from), w + windowUs);
         }
         final Batch b = batch(own);
-        b.bytes.write(REQUEST_LIVE);
+        b.bytes.write(REQUEST_CACHE);
         Varint.writeString(b.bytes, r.requestId());
         Varint.writeLong(b.bytes, r.completionUs() - start);
-        writeRequest(b.bytes, r.outcome(), here, inHere);
+        JournalLayout.writeOutcome(b.bytes, r.outcome(), here, inHere);
         final long liveHere = Math.max(start, from);
         Varint.writeLong(b.bytes, r.completionUs() - liveHere);
+        Varint.writeLong(b.bytes, r.promptTokens());
+        Varint.writeLong(b.bytes, r.cachedTokens());
         hold(b.windowKey, r.requestId(), r.completionUs());
         final WindowAgg a = written(b);
         a.totals.add(r.outcome());
         a.totals.live(liveHere, r.completionUs());
+        if (r.cachedTokens() >= 0) {
+            a.totals.cache(r.promptTokens(), r.cachedTokens());
+        }
         for (int i = 0; i < inHere; i++) {
             a.totals.addGap(here[i]);
         }
@@ -180,7 +187,7 @@ final class PartialAggregates {
                 final Keys.Window w = new Keys.Window(r.contractId(), r.scenarioId(), gapStart);
                 final Batch other = batch(w);
                 other.bytes.write(GAPS);
-                writeGaps(other.bytes, g);
+                JournalLayout.writeGaps(other.bytes, g);
                 g.forEach(written(other).totals::addGap);
             });
         }
@@ -328,54 +335,27 @@ final class PartialAggregates {
         }
     }
 
-    private static void writeRequest(ByteSink out, WindowTotals.Outcome o, long[] gaps, int count) {
-        Varint.writeLong(out, o.status().ordinal());
-        Varint.writeString(out, o.errorClass() == null ? "" : o.errorClass());
-        Varint.writeLong(out, o.errorClass() == null ? 0 : 1);
-        Varint.writeLong(out, o.ttftUs());
-        Varint.writeLong(out, o.ttfatUs());
-        Varint.writeLong(out, o.e2eUs());
-        Varint.writeLong(out, Double.doubleToRawLongBits(o.tpotUs()));
-        Varint.writeLong(out, o.outputTokens());
-        Varint.writeLong(out, o.latenessUs());
-        Varint.writeLong(out, (o.sloPass() ? 1 : 0) | (o.qualityPass() ? 2 : 0) | (o.good() ? 4 : 0));
-        Varint.writeLong(out, count);
-        for (int i = 0; i < count; i++) {
-            Varint.writeLong(out, gaps[i]);
-        }
-    }
-
-    private static void writeGaps(ByteSink out, List<Long> gaps) {
-        Varint.writeLong(out, gaps.size());
-        gaps.forEach(g -> Varint.writeLong(out, g));
-    }
-
     /** Adds one addition of a journal entry, as a restart reads it, to its window's live aggregate. */
     private void apply(ByteBuffer in, WindowAgg a, String windowKey, long startUs) {
         final byte type = in.get();
         switch (type) {
-            case REQUEST, REQUEST_LIVE -> {
+            case REQUEST, REQUEST_LIVE, REQUEST_CACHE -> {
                 final String id = Varint.readString(in);
                 final long completionUs = startUs + Varint.readLong(in);
                 hold(windowKey, id, completionUs);
-                final WindowTotals.Status status = WindowTotals.Status.values()[(int) Varint.readLong(in)];
-                final String errorClass = Varint.readString(in);
-                final boolean hasClass = Varint.readLong(in) == 1;
-                final long ttft = Varint.readLong(in);
-                final long ttfat = Varint.readLong(in);
-                final long e2e = Varint.readLong(in);
-                final double tpot = Double.longBitsToDouble(Varint.readLong(in));
-                final int tokens = (int) Varint.readLong(in);
-                final long lateness = Varint.readLong(in);
-                final long flags = Varint.readLong(in);
-                a.totals.add(new WindowTotals.Outcome(status, hasClass ? errorClass : null, ttft, ttfat, e2e, tpot, tokens,
-                        lateness, (flags & 1) != 0, (flags & 2) != 0, (flags & 4) != 0));
-                readGaps(in, a);
-                if (type == REQUEST_LIVE) {
+                JournalLayout.readOutcome(in, a.totals);
+                if (type != REQUEST) {
                     a.totals.live(completionUs - Varint.readLong(in), completionUs);
                 }
+                if (type == REQUEST_CACHE) {
+                    final int prompt = (int) Varint.readLong(in);
+                    final int cached = (int) Varint.readLong(in);
+                    if (cached >= 0) {
+                        a.totals.cache(prompt, cached);
+                    }
+                }
             }
-            case GAPS -> readGaps(in, a);
+            case GAPS -> JournalLayout.readGaps(in, a.totals);
             case LIVE -> {
                 final long from = startUs + Varint.readLong(in);
                 a.totals.live(from, startUs + windowUs);
@@ -390,13 +370,6 @@ final class PartialAggregates {
             }
             default -> throw new IllegalStateException("partial aggregate journal entry of unknown type " + type
                     + ": written by another build; reset the application (kafka-streams-application-reset.sh)");
-        }
-    }
-
-    private static void readGaps(ByteBuffer in, WindowAgg a) {
-        final int n = (int) Varint.readLong(in);
-        for (int i = 0; i < n; i++) {
-            a.totals.addGap(Varint.readLong(in));
         }
     }
 }

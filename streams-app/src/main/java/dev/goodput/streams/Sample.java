@@ -34,11 +34,14 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
      *                    completion): the windows from this one's on were kept open for it
      * @param requestLogUs the request topic's log clock when its request event came ({@link
      *                    dev.goodput.streams.time.LogClock#NONE} if unknown): no watermark before passed it
+     * @param promptTokens its prompt tokens
+     * @param cachedTokens of those, the ones its server said it served from its cache; -1 when it did not say (or not ok)
      * @param gapsUs      ITL gaps (ok requests only)
      * @param gapTimesUs  event time of each gap's later chunk
      */
     record Request(int upstream, long watermarkUs, String requestId, String contractId, String scenarioId, long completionUs,
-                   long intendedUs, long holdUs, long requestLogUs, WindowTotals.Outcome outcome, long[] gapsUs, long[] gapTimesUs) implements Sample {
+                   long intendedUs, long holdUs, long requestLogUs, int promptTokens, int cachedTokens,
+                   WindowTotals.Outcome outcome, long[] gapsUs, long[] gapTimesUs) implements Sample {
     }
 
     /** Requests of one upstream partition in one (contract, scenario, window), aggregated. */

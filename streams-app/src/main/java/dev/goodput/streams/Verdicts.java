@@ -65,8 +65,8 @@ final class Verdicts {
         final WindowTotals.Outcome outcome = new WindowTotals.Outcome(STATUS[r.getStatus().ordinal()], r.getErrorClass(),
                 ttft, ttfat, e2e, tpot, r.getOutputTokens(), lateness, sloPass, qualityPass, good);
         final Sample.Request sample = new Sample.Request(partition, watermark, id, r.getContractId(), r.getScenarioId(),
-                Micros.of(r.getCompletionTimeUs()), intended, s.hold(), s.requestLogUs,
-                outcome, kept[0], kept[1]);
+                Micros.of(r.getCompletionTimeUs()), intended, s.hold(), s.requestLogUs, r.getPromptTokens(),
+                ok && r.getCachedPromptTokens() != null ? r.getCachedPromptTokens() : -1, outcome, kept[0], kept[1]);
         return new Outcome(verdict, sample);
     }
 }

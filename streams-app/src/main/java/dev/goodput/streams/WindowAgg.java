@@ -8,6 +8,7 @@ import java.util.TreeMap;
 import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
+import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.Histograms;
 import dev.goodput.definitions.Micros;
 import dev.goodput.definitions.SloFlags;
@@ -67,6 +68,8 @@ final class WindowAgg {
                 .setE2e(summary(t, 4)).setDispatchLateness(summary(t, 5))
                 .setTpotTokenWeightedMeanUs(t.tpotTokenWeightedMeanUs())
                 .setLiveStartUs(t.hasLive() ? t.liveFromUs() : startUs).setLiveEndUs(t.hasLive() ? t.liveToUs() : startUs)
+                .setCacheRequests(t.cacheCounts()[0]).setCachePromptTokens(t.cacheCounts()[1]).setCachedPromptTokens(t.cacheCounts()[2])
+                .setCacheHitRate(t.cacheCounts()[0] == 0 ? null : Definitions.cacheHitRate(t.cacheCounts()[2], t.cacheCounts()[1]))
                 .build();
     }
 
@@ -78,7 +81,7 @@ final class WindowAgg {
     /**
      * The layout of the partial and window stores and of a partial on the internal topic: identity,
      * the counters, the error classes, the six histograms (compact), the refusal reasons, then the
-     * hull of the live stretches, if any, from the window's start.
+     * hull of the live stretches, if any, from the window's start, then the cache counts.
      */
     static final LiveStore.Codec<WindowAgg> CODEC = new LiveStore.Codec<>() {
         @Override
@@ -100,6 +103,9 @@ final class WindowAgg {
             if (a.totals.hasLive()) {
                 Varint.writeLong(out, a.totals.liveFromUs() - a.startUs);
                 Varint.writeLong(out, a.totals.liveToUs() - a.startUs);
+            }
+            for (long v : a.totals.cacheCounts()) {
+                Varint.writeLong(out, v);
             }
             return out.toByteArray();
         }
@@ -124,6 +130,9 @@ final class WindowAgg {
             if (in.hasRemaining() && Varint.readLong(in) == 1) {
                 final long from = start + Varint.readLong(in);
                 totals.live(from, start + Varint.readLong(in));
+            }
+            if (in.hasRemaining()) {
+                totals.restoreCache(Varint.readLong(in), Varint.readLong(in), Varint.readLong(in));
             }
             return new WindowAgg(contract, scenario, start, totals);
         }

@@ -45,7 +45,8 @@ class PartialAggregatesTest {
     private static Sample.Request ok(long completionUs, long ttftUs, long[] gaps, long[] gapTimes) {
         // live from its intended send; it held the watermark from its first gap's chunk, if any
         return new Sample.Request(0, 0, "r" + completionUs, C, "s1", completionUs, completionUs - ttftUs - 900_000,
-                gapTimes.length > 0 ? gapTimes[0] : completionUs, LogClock.NONE, new WindowTotals.Outcome(WindowTotals.Status.OK, null,
+                gapTimes.length > 0 ? gapTimes[0] : completionUs, LogClock.NONE, 100, (int) (completionUs % 50),
+                new WindowTotals.Outcome(WindowTotals.Status.OK, null,
                 ttftUs, ttftUs, ttftUs + 900_000, 12_345.5, 20, 300, true, true, true), gaps, gapTimes);
     }
 
@@ -60,7 +61,7 @@ class PartialAggregatesTest {
         // a request whose gaps straddle two windows, a failed one, a refusal, and one in a later window
         p.add(ok(WINDOW + 200_000, 150_000, new long[] {40_000, 50_000, 60_000},
                 new long[] {WINDOW - 100_000, WINDOW + 10_000, WINDOW + 100_000}));
-        p.add(new Sample.Request(0, 0, "failed", C, "s1", WINDOW + 300_000, WINDOW + 299_000, Long.MAX_VALUE, WINDOW + 400_000,
+        p.add(new Sample.Request(0, 0, "failed", C, "s1", WINDOW + 300_000, WINDOW + 299_000, Long.MAX_VALUE, WINDOW + 400_000, 10, -1,
                 new WindowTotals.Outcome(WindowTotals.Status.ERROR,
                 "http_500", Definitions.UNDEFINED, Definitions.UNDEFINED, 1_000, Double.NaN, 0, 10, false, false, false),
                 new long[0], new long[0]));
@@ -208,7 +209,7 @@ class PartialAggregatesTest {
             for (int i = 0; i < 147; i++) {
                 final long intended = 50 * WINDOW + offset + i * 100_000L;
                 p.add(new Sample.Request(0, 0, "r" + i, C, "s1", intended + 1_000_000, intended, intended + 200_000,
-                        intended + 1_001_000,
+                        intended + 1_001_000, 32, 16,
                         new WindowTotals.Outcome(WindowTotals.Status.OK, null, 200_000, 200_000, 1_000_000, 40_000.0, 21, 0,
                                 true, true, true), new long[] {40_000}, new long[] {intended + 240_000}));
             }
@@ -243,7 +244,7 @@ class PartialAggregatesTest {
     private static List<List<Long>> liveWindows(long intended, long firstChunk, long completion, long requestLogUs) {
         final PartialAggregates p = partials(store());
         p.load();
-        p.add(new Sample.Request(0, 0, "slow", C, "s1", completion, intended, firstChunk, requestLogUs,
+        p.add(new Sample.Request(0, 0, "slow", C, "s1", completion, intended, firstChunk, requestLogUs, 10, 0,
                 new WindowTotals.Outcome(WindowTotals.Status.OK, null, firstChunk - intended, firstChunk - intended,
                         completion - intended, 1_000.0, 2, 0, true, true, true), new long[0], new long[0]));
         final List<List<Long>> out = new ArrayList<>();

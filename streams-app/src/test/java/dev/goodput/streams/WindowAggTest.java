@@ -43,6 +43,7 @@ class WindowAggTest {
                 a.totals.add(o);
                 a.totals.addGap(gap);
                 a.totals.live(from, to);
+                a.totals.cache(200, i % 100);
             }
         }
         parts.get(1).totals.refused("late", true);
@@ -79,8 +80,12 @@ class WindowAggTest {
         final var none = back.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true);
         assertThat(List.of(none.getLiveStartUs(), none.getLiveEndUs())).containsExactly(30_000_000L, 30_000_000L);
         p.totals.live(31_000_000, 33_500_000);
+        p.totals.cache(1_000, 900);
         final WindowAgg used = WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(p));
         assertThat(List.of(used.totals.liveFromUs(), used.totals.liveToUs())).containsExactly(31_000_000L, 33_500_000L);
+        assertThat(used.totals.cacheCounts()).containsExactly(1L, 1_000L, 900L);
+        assertThat(used.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getCacheHitRate()).isEqualTo(0.9);
+        assertThat(none.getCacheHitRate()).isNull();
         assertThat(WindowAgg.CODEC.encode(p).length).isLessThan(2_000);
     }
 
