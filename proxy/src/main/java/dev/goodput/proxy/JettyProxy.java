@@ -105,8 +105,8 @@ final class JettyProxy implements ProxyServer.Engine {
                 credentials.put(name, values.get(0));
             }
         });
-        final RequestExecution exec = proxy.observer(json, chat, arrivalUs, ex.getRequestHeaders().getFirst("X-Request-Id"), credentials,
-                request::abort);
+        final RequestExecution exec = proxy.observer(json, chat, arrivalUs, new ClientIds(ex.getRequestHeaders().getFirst("X-Request-Id"),
+                ex.getRequestHeaders().getFirst(ClientIds.SESSION_HEADER)), credentials, request::abort);
         request.onRequestBegin(r -> exec.sent());
         forward.observe(exec, json.path("stream").asBoolean(false), chat);
         request.send(forward);

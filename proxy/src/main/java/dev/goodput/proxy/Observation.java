@@ -19,7 +19,7 @@ final class Observation implements NioHttpClient.Exchange {
     private final ProxyServer proxy;
     private final boolean chat;
     private final long arrivalNanos;
-    private final String clientRequestId;
+    private final ClientIds ids;
     private final Map<String, String> credentials;
     private final Consumer<Throwable> cancel;
     private byte[] request;
@@ -35,9 +35,9 @@ final class Observation implements NioHttpClient.Exchange {
      * @param json   the request, when the forwarding thread has read it already (to ask for usage), else null
      * @param cancel what abandons the call upstream
      */
-    Observation(ProxyServer proxy, byte[] request, JsonNode json, boolean chat, long arrivalNanos, String clientRequestId,
+    Observation(ProxyServer proxy, byte[] request, JsonNode json, boolean chat, long arrivalNanos, ClientIds ids,
                 Map<String, String> credentials, Consumer<Throwable> cancel) {
-        this.clientRequestId = clientRequestId;
+        this.ids = ids;
         this.proxy = proxy;
         this.request = request;
         this.json = json;
@@ -53,7 +53,7 @@ final class Observation implements NioHttpClient.Exchange {
         request = null;
         json = null;
         stream = j.path("stream").asBoolean(false);
-        exec = proxy.observer(j, chat, proxy.clock.micros(arrivalNanos), clientRequestId, credentials, cancel);
+        exec = proxy.observer(j, chat, proxy.clock.micros(arrivalNanos), ids, credentials, cancel);
     }
 
     /** The request's first byte went upstream at {@code nanos}. */

@@ -88,7 +88,7 @@ final class ProxyExchange implements ResponseParser.Listener {
             this.stripper = asked == null ? null : new UsageStripper();
             upstreamBody = asked == null ? body : asked;
             this.observation = new Observation(p, body, json, head.rawPath().endsWith("/chat/completions"), arrivalNanos,
-                    head.header("X-Request-Id"), head.credentials(),
+                    new ClientIds(head.header("X-Request-Id"), head.header(ClientIds.SESSION_HEADER)), head.credentials(),
                     cause -> proxy.execute(() -> fail(cause)));
         }
         this.request = head.forUpstream(p.upstreamPath(head.rawPath(), head.rawQuery()), proxy.upstreamHost, upstreamBody);

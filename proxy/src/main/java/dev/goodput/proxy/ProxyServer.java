@@ -85,6 +85,8 @@ public final class ProxyServer implements AutoCloseable {
     private volatile TokenCounter tokenizer = TokenCounter.WHITESPACE;
     private final long startedUs;
     private final String scenarioId;
+    /** The turns of the sessions clients name ({@code X-Session-Id}): the 100,000 most recently seen. */
+    private final SessionTurns turns = new SessionTurns(100_000);
     private final EventSink sink;
     final MicroClock clock;
     final Target target;
@@ -310,14 +312,17 @@ public final class ProxyServer implements AutoCloseable {
     /**
      * The observer of one completions call: the request's arrival stands for its intended send.
      *
-     * @param clientRequestId the client's {@code X-Request-Id}, or null: kept in the request id, so the call can be found by it
+     * @param ids             the client's {@code X-Request-Id}, kept in the request id so the call can be found by it, and its
+     *                        {@code X-Session-Id}: the call is a turn of that session, numbered in the order they arrive
      * @param credentials     the client's secret headers, masked should the upstream echo them in an error
      * @param cancel          what abandons the call upstream
      */
-    RequestExecution observer(JsonNode json, boolean chat, long arrivalUs, String clientRequestId, Map<String, String> credentials,
+    RequestExecution observer(JsonNode json, boolean chat, long arrivalUs, ClientIds ids, Map<String, String> credentials,
                               Consumer<Throwable> cancel) {
-        final RequestSpec spec = new RequestSpec(requestId(clientRequestId), scenarioId, "", promptTokens(json, chat, tokenizer), null,
-                json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), arrivalUs, false);
+        final String session = ClientIds.session(ids.sessionId());
+        final RequestSpec spec = new RequestSpec(requestId(ids.requestId()), scenarioId, "", promptTokens(json, chat, tokenizer), null,
+                json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), null, arrivalUs, false, List.of(), session,
+                turns.next(session));
         final Target observedTarget = new Target(target.baseUrl(), chat, json.path("model").asText(target.model()), null, credentials,
                 target.targetId(), target.requestTimeout(), target.stallTimeout(), false);
         return RequestExecution.observing(spec, runAt(arrivalUs), observedTarget, clock, sink, e -> { }, cancel)

@@ -187,6 +187,23 @@ class ProxyTest {
         assertThat(proxy.observed()).isEqualTo(1);
     }
 
+    /** A session a client names in a header: its calls are its turns, numbered as they arrive; a call without one is in none. */
+    @Test
+    void callsOfASessionTheClientNamesAreItsTurns() throws Exception {
+        for (String session : new String[] {"conv-1", "conv-2", "conv-1", null, "bad id"}) {
+            final HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(proxyUrl() + "/v1/chat/completions"))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(STREAMED));
+            if (session != null && !session.contains(" ")) {
+                b.header("X-Session-Id", session);
+            }
+            assertThat(client.send(b.build(), HttpResponse.BodyHandlers.ofByteArray()).statusCode()).isEqualTo(200);
+        }
+        awaitRequest(5);
+        final List<String> seen = sink.requests.stream().sorted(java.util.Comparator.comparing(RequestEvent::getIntendedSendTimeUs))
+                .map(e -> e.getSessionId() + "#" + e.getTurn()).toList();
+        assertThat(seen).containsExactly("conv-1#1", "conv-2#1", "conv-1#2", "null#null", "null#null");
+    }
+
     @Test
     void aWholeAnswerComesBackUnchangedAndCountsAsOneChunkAtItsLastByte() throws Exception {
         final String body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"capital of France\"}]}";
