@@ -97,6 +97,17 @@ public final class CostFormulas {
         return costPerSuccessfulMillion(segmentCost(hourlyCost, headroomFraction, windowSeconds), goodOutputTokens);
     }
 
+    /**
+     * What tokens cost at a retail price list: uncached input tokens at the input price, cached
+     * input tokens at the cached-input price, output tokens at the output price, each per million.
+     * {@code cachedInputTokens} are part of {@code inputTokens}, as a usage report counts them.
+     */
+    public static double retailCost(long inputTokens, long cachedInputTokens, long outputTokens, double usdPerMInput,
+                                    double usdPerMCachedInput, double usdPerMOutput) {
+        return ((inputTokens - cachedInputTokens) * usdPerMInput + cachedInputTokens * usdPerMCachedInput
+                + outputTokens * usdPerMOutput) / 1e6;
+    }
+
     /** The hourly rate a cost over some seconds amounts to; NaN over no time. */
     public static double hourlyRate(double costUsd, double seconds) {
         return seconds <= 0 ? Double.NaN : costUsd / (seconds / SECONDS_PER_HOUR);

@@ -84,4 +84,20 @@ class CostFormulasTest {
         assertThat(CostFormulas.costPerSuccessfulMillion(1.0, 0)).isNaN();
         assertThat(CostFormulas.hourlyRate(1.0, 0)).isNaN();
     }
+
+    /**
+     * By hand: 1,000 good requests of 2,000 prompt tokens (1,500 of them cached) and 500 output tokens,
+     * at $0.20 / $0.05 / $0.60 per million input, cached input and output tokens: 500,000 uncached
+     * input tokens x $0.20 = $0.10, 1,500,000 cached x $0.05 = $0.075, 500,000 output x $0.60 = $0.30;
+     * $0.475 in all, $0.95 per million output tokens.
+     */
+    @Test
+    void retailCostPricesUncachedCachedAndOutputTokensApart() {
+        final double cost = CostFormulas.retailCost(2_000_000, 1_500_000, 500_000, 0.20, 0.05, 0.60);
+        assertThat(cost).isCloseTo(0.475, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(CostFormulas.costPerSuccessfulMillion(cost, 500_000)).isCloseTo(0.95, org.assertj.core.data.Offset.offset(1e-12));
+        // without a cached-input price, cached tokens cost as input: $0.40 + $0.30
+        assertThat(CostFormulas.retailCost(2_000_000, 1_500_000, 500_000, 0.20, 0.20, 0.60))
+                .isCloseTo(0.70, org.assertj.core.data.Offset.offset(1e-12));
+    }
 }

@@ -271,6 +271,7 @@ public final class Bundle {
                 + " x (1 + warm headroom) x hours / output tokens of good requests x 1e6; a scenario is charged its measured time only:"
                 + " within each window, the part inside its measured span (warm-up end to its end), so windows shared by two"
                 + " scenarios are split between them and idle time between scenarios is charged to none");
+        a.put("retail_prices", r.retail().stream().map(RetailPrice::json).toList());
         a.put("idle_seconds_between_scenarios", ChargedTime.idleSeconds(ChargedTime.spans(r.run().runs())));
         a.put("latency_objectives_ms", r.contract().canonical().get("latency_objectives"));
         a.put("judged_by", r.judging().json());
@@ -299,6 +300,7 @@ public final class Bundle {
             scenarios.add(entry);
         });
         m.put("scenarios", scenarios);
+        m.put("retail", RetailComparison.of(r, r.retail()).stream().map(RetailComparison::json).toList());
         final EngineCache engineCache = EngineCache.of(r.run());
         m.put("engine_cache", engineCache == null ? null : engineCache.json());
         m.put("total", scenario(r.total()));

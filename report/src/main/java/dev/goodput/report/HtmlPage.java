@@ -113,6 +113,7 @@ final class HtmlPage {
         scenarios(h, r);
         LengthsTable.write(h, r);
         CacheTable.write(h, r);
+        RetailTable.write(h, r);
         percentiles(h, r);
         validity(h, r);
         failures(h, r);

@@ -49,6 +49,7 @@ import dev.goodput.registry.RegistryConnection;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.DeadLetterCounts;
 import dev.goodput.report.Provenance;
+import dev.goodput.report.RetailPrice;
 import dev.goodput.report.RunRecords;
 import dev.goodput.report.ScenarioSummary;
 import dev.goodput.serde.AvroSerdes;
@@ -372,7 +373,7 @@ final class DemoCommand implements Callable<Integer> {
                 ReportCommand.commands(connection.namesCluster()
                         ? "--bootstrap-server " + props.getProperty("bootstrap.servers") + " --schema-registry " + registry.baseUrl()
                         : "--data-dir " + dataDir, runId, Main.invocation()),
-                sweep.on ? List.of() : DemoAccount.notRun(matrix, records), out);
+                sweep.on ? List.of() : DemoAccount.notRun(matrix, records), RetailPrice.load(pricesFile), out);
         EndTable.servingFile(page.getParent(), summaries);
         out.println("Report: " + page.toAbsolutePath());
         final String where = connection.namesCluster() ? "--bootstrap-server " + props.getProperty("bootstrap.servers") : "--data-dir " + dataDir;

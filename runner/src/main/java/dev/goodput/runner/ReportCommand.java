@@ -21,6 +21,7 @@ import dev.goodput.records.DoorChecks;
 import dev.goodput.report.Bundle;
 import dev.goodput.report.Provenance;
 import dev.goodput.report.Report;
+import dev.goodput.report.RetailPrice;
 import dev.goodput.report.RunRecords;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,6 +57,10 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--target-version", description = "The target server's version, when the report cannot ask it.")
     String targetVersion;
 
+    @Option(names = "--prices", description = "Prices file whose retail list (per 1M input, cached input and output tokens) the run's"
+            + " good tokens are also priced at (default config/prices.yaml; a replay's GPU prices are replay --prices').")
+    Path prices;
+
     @Override
     public Integer call() {
         try (ReadTarget at = ReadTarget.open(dataDir, connection, null)) {
@@ -67,7 +72,8 @@ final class ReportCommand implements Callable<Integer> {
                 throw new StartupException(e.getMessage(), Main.EXIT_FAILED, e);
             }
             final Path page = write(run, contractFiles(contracts), out, Provenance.probeBroker(at.client()),
-                    targetVersion, commands(at.flags(), run.runId(), Main.invocation()), System.out);
+                    targetVersion, commands(at.flags(), run.runId(), Main.invocation()), List.of(),
+                    RetailPrice.load(prices != null ? prices : Home.config("prices.yaml")), System.out);
             System.out.println("report: " + page.toAbsolutePath());
             return 0;
         }
@@ -106,12 +112,15 @@ final class ReportCommand implements Callable<Integer> {
     /** Writes the bundle of an already read run and returns its page. */
     static Path write(RunRecords run, List<Path> contractFiles, Path outDir, String kafkaBroker, String targetVersion,
                       Map<String, String> commands, PrintStream log) {
-        return write(run, contractFiles, outDir, kafkaBroker, targetVersion, commands, List.of(), log);
+        return write(run, contractFiles, outDir, kafkaBroker, targetVersion, commands, List.of(), List.of(), log);
     }
 
-    /** The same, naming the scenarios the run planned and never started. */
+    /**
+     * The same, naming the scenarios the run planned and never started, and comparing its good
+     * tokens with the retail prices given.
+     */
     static Path write(RunRecords run, List<Path> contractFiles, Path outDir, String kafkaBroker, String targetVersion,
-                      Map<String, String> commands, List<String> notRun, PrintStream log) {
+                      Map<String, String> commands, List<String> notRun, List<RetailPrice> retail, PrintStream log) {
         final String wanted = run.runs().get(0).getContractId();
         Path file = null;
         Contract contract = null;
@@ -164,6 +173,7 @@ final class ReportCommand implements Callable<Integer> {
         if (!notRun.isEmpty()) {
             log.println("Scenarios never run (the run ended before they started): " + String.join(", ", notRun) + ".");
         }
-        return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(kafkaBroker, targetVersion, commands, notRun)));
+        return Bundle.write(dir, Report.of(run, contract, text, Provenance.here(kafkaBroker, targetVersion, commands, notRun))
+                .withRetail(retail));
     }
 }

@@ -374,6 +374,52 @@ class ReportIT {
         assertThat(Main.run("compare", bundleA.toString(), dir.toString())).isEqualTo(Main.EXIT_REFUSED);
     }
 
+    /**
+     * The run's good tokens bought at the shipped retail list ($0.20 / $0.05 / $0.60 per million input,
+     * cached input and output tokens): the bundle's figure is the hand sum over requests.jsonl, and a
+     * report at another list (every price doubled) gives that list's figure, twice the first.
+     */
+    @Test
+    void theGoodTokensArePricedAtTheRetailListAndAnotherListGivesItsOwn() throws Exception {
+        final ObjectMapper json = new ObjectMapper();
+        double byHand = 0;
+        long output = 0;
+        try (Stream<String> lines = Files.lines(bundleA.resolve("requests.jsonl"))) {
+            for (String l : (Iterable<String>) lines::iterator) {
+                final var r = json.readTree(l);
+                if (!r.get("warmup").asBoolean() && r.path("good").asBoolean(false)) {
+                    final long cached = r.path("cached_prompt_tokens").asLong(0);
+                    byHand += ((r.get("prompt_tokens").asLong() - cached) * 0.20 + cached * 0.05 + r.get("output_tokens").asLong() * 0.60) / 1e6;
+                    output += r.get("output_tokens").asLong();
+                }
+            }
+        }
+        final var all = retailAll(bundleA);
+        assertThat(all.get("retail_usd").asDouble()).isCloseTo(byHand, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(all.get("output_tokens").asLong()).isEqualTo(output).isPositive();
+        assertThat(all.get("self_hosted_cost_per_successful_m_usd").isNumber()).isTrue();
+        assertThat(Files.readString(bundleA.resolve("index.html"))).contains("id=\"retail\"");
+        final Path doubled = dir.resolve("retail-doubled.yaml");
+        Files.writeString(doubled, Files.readString(Path.of("../config/prices.yaml")).replace("usd_per_m_input_tokens: 0.20",
+                "usd_per_m_input_tokens: 0.40").replace("usd_per_m_cached_input_tokens: 0.05", "usd_per_m_cached_input_tokens: 0.10")
+                .replace("usd_per_m_output_tokens: 0.60", "usd_per_m_output_tokens: 1.20"));
+        final String runId = Files.readString(bundleA.resolve("manifest.json")).replaceAll("(?s).*\"run_id\" : \"([^\"]+)\".*", "$1");
+        assertThat(Main.run("report", "--data-dir", dataDir.toString(), "--run-id", runId, "--contract",
+                dir.resolve("config").resolve("a.yaml").toString(), "--prices", doubled.toString(),
+                "--out", dir.resolve("retail-doubled").toString())).isZero();
+        assertThat(retailAll(dir.resolve("retail-doubled")).get("retail_usd").asDouble())
+                .isCloseTo(2 * byHand, org.assertj.core.api.Assertions.within(1e-9));
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode retailAll(Path bundle) throws IOException {
+        for (var row : new ObjectMapper().readTree(bundle.resolve("summary.json").toFile()).get("retail")) {
+            if (row.get("scenario_id").asText().equals("all scenarios")) {
+                return row;
+            }
+        }
+        throw new AssertionError("no retail row for all scenarios in " + bundle);
+    }
+
     @Test
     void aReportOfARunThatIsNotThereFailsAndNamesTheRunsThatAre() {
         final PrintStream stderr = System.err;
