@@ -21,9 +21,14 @@ public final class BenchProducerCommand implements Callable<Integer> {
     @Option(names = "--phases", defaultValue = "all", description = "all, or a comma list of streams, lateness, throughput.")
     String phases;
 
+    @Option(names = "--record", paramLabel = "FILE", description = "CSV file each phase's figures are appended to as a row"
+            + " (default: docs/benchmarks/bench-producer.csv in the checkout; none: no record).")
+    String record;
+
     @Override
     public Integer call() throws Exception {
-        new ProducerBenchmark(System.out, options.corpus, options.seconds, phases, options.priority(spec)).run();
+        new ProducerBenchmark(System.out, options.corpus, options.seconds, phases, options.priority(spec))
+                .recordingTo(BenchData.of(record, "bench-producer")).run();
         return 0;
     }
 }

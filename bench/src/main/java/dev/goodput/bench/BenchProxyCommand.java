@@ -35,6 +35,10 @@ public final class BenchProxyCommand implements Callable<Integer> {
             + " (default: ${DEFAULT-VALUE}, as `goodput proxy`'s).")
     int observerNice;
 
+    @CommandLine.Option(names = "--record", paramLabel = "FILE", description = "CSV file each phase's figures are appended to as a row"
+            + " (default: docs/benchmarks/bench-proxy.csv in the checkout; none: no record).")
+    String record;
+
     @Override
     public Integer call() throws Exception {
         final dev.goodput.capture.TimingPriority generator = options.priority(spec);
@@ -55,7 +59,8 @@ public final class BenchProxyCommand implements Callable<Integer> {
         if (observerNice < 0 || observerNice > 19) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--proxy-observer-nice: 0 (off) to 19, was " + observerNice);
         }
-        new ProxyBenchmark(System.out, options.corpus, options.seconds, generator, proxy, streams, rounds, observerNice).run();
+        new ProxyBenchmark(System.out, options.corpus, options.seconds, generator, proxy, streams, rounds, observerNice)
+                .recordingTo(BenchData.of(record, "bench-proxy")).run();
         return 0;
     }
 }

@@ -41,6 +41,10 @@ public final class BenchStreamsCommand implements Callable<Integer> {
             + " takes it (default: ${DEFAULT-VALUE}, the launcher's; the heap and delay phases use 512m).")
     String rateHeap;
 
+    @Option(names = "--record", paramLabel = "FILE", description = "CSV file the rate phase's figures are appended to as a row"
+            + " (default: docs/benchmarks/bench-streams.csv in the checkout; none: no record).")
+    String record;
+
     @Override
     public Integer call() throws Exception {
         if (!rateHeap.matches("[0-9]+[kKmMgG]?")) {
@@ -51,7 +55,7 @@ public final class BenchStreamsCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), "--run-ms " + runMs + ": 1 or more");
         }
         new StreamsBenchmark(System.out, ContractLoader.load(contract), contract, requests, chunks, heapRequests, liveSeconds,
-                rateHeap, runMs).run();
+                rateHeap, runMs).recordingTo(BenchData.of(record, "bench-streams")).run();
         return 0;
     }
 }

@@ -68,6 +68,14 @@ public final class ProxyBenchmark {
      * @param rounds        how many times each path is measured at a level, the three paths taking turns
      * @param observerNice  the nice value of the proxy's observing threads (0: as its forwarding thread)
      */
+    /** Where each phase's figures are appended as a row (none by default). */
+    private BenchData data = BenchData.of("none", "bench-proxy");
+
+    public ProxyBenchmark recordingTo(BenchData to) {
+        this.data = to;
+        return this;
+    }
+
     public ProxyBenchmark(PrintStream out, Path corpusFile, double seconds, TimingPriority priority, TimingPriority proxyPriority,
                           int[] streamLevels, int rounds, int observerNice) {
         this.out = out;
@@ -200,6 +208,11 @@ public final class ProxyBenchmark {
         out.printf(Locale.ROOT, "%-17s | ratios goodput / nginx: TTFT p99 added %.2f, ITL p99 added %.2f, CPU per chunk %.2f%n", name,
                 ratio(ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(n.ttft(), 99) - ms(d.ttft(), 99)),
                 ratio(ms(p.itl(), 99) - ms(d.itl(), 99), ms(n.itl(), 99) - ms(d.itl(), 99)), ratio(p.cpuUsPerChunk(), n.cpuUsPerChunk()));
+        data.append(List.of("phase", "ttft_p99_added_nginx_ms", "ttft_p99_added_goodput_ms", "itl_p99_added_nginx_ms",
+                "itl_p99_added_goodput_ms", "cpu_per_chunk_nginx_us", "cpu_per_chunk_goodput_us", "cpu_per_chunk_ratio"),
+                List.of(name, ms(n.ttft(), 99) - ms(d.ttft(), 99), ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(n.itl(), 99) - ms(d.itl(), 99),
+                        ms(p.itl(), 99) - ms(d.itl(), 99), n.cpuUsPerChunk(), p.cpuUsPerChunk(),
+                        ratio(p.cpuUsPerChunk(), n.cpuUsPerChunk())));
     }
 
     private static double ratio(double a, double b) {

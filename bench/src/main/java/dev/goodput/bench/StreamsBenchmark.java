@@ -101,6 +101,14 @@ final class StreamsBenchmark {
     private record Rate(double perSecond, double perCore) {
     }
 
+    /** Where the rate phase's figures are appended as a row (none by default). */
+    private BenchData data = BenchData.of("none", "bench-streams");
+
+    StreamsBenchmark recordingTo(BenchData to) {
+        this.data = to;
+        return this;
+    }
+
     void run() throws Exception {
         try (ChildJvm broker = ChildJvm.start(List.of("-Xmx1g"), EmbeddedKafkaMain.class.getName(), "bootstrap=");
              InProcessSchemaRegistry registry = InProcessSchemaRegistry.inMemory(0)) {
@@ -171,6 +179,14 @@ final class StreamsBenchmark {
                     + " %,.0f, raw consumer %,.0f / %,.0f: %.2f / %.2f x the do-nothing app, %.1f%% / %.1f%% of the raw consumer%n",
                     app.perCore(), before.perCore(), after.perCore(), rawBeforeCore, rawAfterCore, app.perCore() / before.perCore(),
                     app.perCore() / after.perCore(), 100 * app.perCore() / rawBeforeCore, 100 * app.perCore() / rawAfterCore);
+        }
+        final Path recorded = data.append(List.of("requests", "chunks", "run_ms", "raw_before_per_s", "raw_after_per_s",
+                "noop_before_per_s", "noop_after_per_s", "app_per_s", "app_over_noop_before", "app_over_noop_after",
+                "app_over_raw_before", "app_over_raw_after", "app_per_core_s"), List.of(requests, chunks, runUs / 1_000, rawBefore,
+                rawAfter, before.perSecond(), after.perSecond(), app.perSecond(), app.perSecond() / before.perSecond(),
+                app.perSecond() / after.perSecond(), app.perSecond() / rawBefore, app.perSecond() / rawAfter, app.perCore()));
+        if (recorded != null) {
+            out.println("recorded in " + recorded);
         }
     }
 
