@@ -20,6 +20,16 @@ import java.util.concurrent.TimeUnit;
  * benchmark's columns is refused, never appended to: columns never shift under old rows.
  */
 final class BenchData {
+    /** bench-streams' rate phase: the readers' warm token events/s, the raw consumer right before and right after the app. */
+    static final List<String> STREAMS = List.of("requests", "chunks", "run_ms", "raw_before_per_s", "raw_after_per_s",
+            "noop_before_per_s", "noop_after_per_s", "app_per_s", "app_per_core_s");
+    /** bench-producer, a row per phase. */
+    static final List<String> PRODUCER = List.of("phase", "requests", "ok", "ttft_error_p50_ms", "ttft_error_p99_ms",
+            "ttft_error_max_ms", "lateness_p99_ms", "chunks_per_s", "generator_cores", "chunks_per_core_s");
+    /** bench-proxy, a row per phase: what nginx and Goodput's proxy add over the direct path, and their CPU per chunk. */
+    static final List<String> PROXY = List.of("phase", "ttft_p99_added_nginx_ms", "ttft_p99_added_goodput_ms",
+            "itl_p99_added_nginx_ms", "itl_p99_added_goodput_ms", "cpu_per_chunk_nginx_us", "cpu_per_chunk_goodput_us");
+
     private final Path file;
 
     private BenchData(Path file) {

@@ -27,8 +27,9 @@ public final class BenchProducerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        new ProducerBenchmark(System.out, options.corpus, options.seconds, phases, options.priority(spec))
-                .recordingTo(BenchData.of(record, "bench-producer")).run();
+        final ProducerBenchmark b = new ProducerBenchmark(System.out, options.corpus, options.seconds, phases, options.priority(spec));
+        b.data = BenchData.of(record, "bench-producer");
+        b.run();
         return 0;
     }
 }

@@ -59,8 +59,10 @@ public final class BenchProxyCommand implements Callable<Integer> {
         if (observerNice < 0 || observerNice > 19) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--proxy-observer-nice: 0 (off) to 19, was " + observerNice);
         }
-        new ProxyBenchmark(System.out, options.corpus, options.seconds, generator, proxy, streams, rounds, observerNice)
-                .recordingTo(BenchData.of(record, "bench-proxy")).run();
+        final ProxyBenchmark b = new ProxyBenchmark(System.out, options.corpus, options.seconds, generator, proxy, streams, rounds,
+                observerNice);
+        b.data = BenchData.of(record, "bench-proxy");
+        b.run();
         return 0;
     }
 }

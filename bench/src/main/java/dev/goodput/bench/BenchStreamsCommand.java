@@ -54,8 +54,10 @@ public final class BenchStreamsCommand implements Callable<Integer> {
         if (runMs < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--run-ms " + runMs + ": 1 or more");
         }
-        new StreamsBenchmark(System.out, ContractLoader.load(contract), contract, requests, chunks, heapRequests, liveSeconds,
-                rateHeap, runMs).recordingTo(BenchData.of(record, "bench-streams")).run();
+        final StreamsBenchmark b = new StreamsBenchmark(System.out, ContractLoader.load(contract), contract, requests, chunks,
+                heapRequests, liveSeconds, rateHeap, runMs);
+        b.data = BenchData.of(record, "bench-streams");
+        b.run();
         return 0;
     }
 }

@@ -117,4 +117,21 @@ public final class ChildJvm implements AutoCloseable {
             EmbeddedKafka.deleteRecursively(scratch);
         }
     }
+
+    /**
+     * A fixed heap (one that grows would size the young generation differently from run to run), and
+     * this JVM's own {@code -XX:} flags (its collector first of all): a reader run in this JVM and
+     * one in a child then run alike.
+     */
+    static List<String> fixedHeap(String heap) {
+        final List<String> flags = new java.util.ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap));
+        flags.addAll(inheritedFlags());
+        return flags;
+    }
+
+    /** The collectors this JVM runs, by the names the JVM gives them ("G1 Young Generation", "PS Scavenge"). */
+    static String collectors() {
+        return java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(java.lang.management.GarbageCollectorMXBean::getName).collect(java.util.stream.Collectors.joining(", "));
+    }
 }

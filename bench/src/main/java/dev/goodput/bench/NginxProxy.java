@@ -113,7 +113,7 @@ final class NginxProxy implements AutoCloseable {
     long cpuTicks() throws IOException {
         long ticks = 0;
         for (long pid : pids()) {
-            ticks += ProxyBenchmark.cpuTicks(pid);
+            ticks += ThreadCpu.cpuTicks(pid);
         }
         return ticks;
     }

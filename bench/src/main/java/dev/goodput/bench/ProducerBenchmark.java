@@ -60,20 +60,14 @@ public final class ProducerBenchmark {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final PrintStream out;
+    /** Where the runs' figures are appended as rows (set by the command; none by default). */
+    BenchData data = BenchData.of("none", "bench-producer");
     private final Path corpusFile;
     private final double seconds;
     private final String phases;
     private final TimingPriority priority;
 
     /** @param phases all, or a comma list of streams, lateness, throughput */
-    /** Where each phase's figures are appended as a row (none by default). */
-    private BenchData data = BenchData.of("none", "bench-producer");
-
-    public ProducerBenchmark recordingTo(BenchData to) {
-        this.data = to;
-        return this;
-    }
-
     public ProducerBenchmark(PrintStream out, Path corpusFile, double seconds, String phases, TimingPriority priority) {
         this.out = out;
         this.priority = priority;
@@ -195,8 +189,7 @@ public final class ProducerBenchmark {
                 negative, summary.getLatenessP50Us() / 1e3, summary.getLatenessP99Us() / 1e3,
                 summary.getLatenessMaxUs() / 1e3, chunks / summary.getWallS(), cores,
                 chunks / Math.max(1e-9, summary.getGeneratorCpuS()));
-        data.append(List.of("phase", "requests", "ok", "ttft_error_p50_ms", "ttft_error_p99_ms", "ttft_error_max_ms",
-                "lateness_p99_ms", "chunks_per_s", "generator_cores", "chunks_per_core_s"), List.of(name, summary.getRequests(),
+        data.append(BenchData.PRODUCER, List.of(name, summary.getRequests(),
                 summary.getRequestsOk(), ttftError.getValueAtPercentile(50) / 1e3, ttftError.getValueAtPercentile(99) / 1e3,
                 ttftError.getMaxValue() / 1e3, summary.getLatenessP99Us() / 1e3, chunks / summary.getWallS(), cores,
                 chunks / Math.max(1e-9, summary.getGeneratorCpuS())));

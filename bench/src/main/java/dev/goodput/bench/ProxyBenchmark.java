@@ -2,7 +2,6 @@ package dev.goodput.bench;
 
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,6 +52,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 public final class ProxyBenchmark {
 
     private final PrintStream out;
+    /** Where the runs' figures are appended as rows (set by the command; none by default). */
+    BenchData data = BenchData.of("none", "bench-proxy");
     private final Path corpusFile;
     private final double seconds;
     private final TimingPriority priority;
@@ -68,14 +69,6 @@ public final class ProxyBenchmark {
      * @param rounds        how many times each path is measured at a level, the three paths taking turns
      * @param observerNice  the nice value of the proxy's observing threads (0: as its forwarding thread)
      */
-    /** Where each phase's figures are appended as a row (none by default). */
-    private BenchData data = BenchData.of("none", "bench-proxy");
-
-    public ProxyBenchmark recordingTo(BenchData to) {
-        this.data = to;
-        return this;
-    }
-
     public ProxyBenchmark(PrintStream out, Path corpusFile, double seconds, TimingPriority priority, TimingPriority proxyPriority,
                           int[] streamLevels, int rounds, int observerNice) {
         this.out = out;
@@ -110,7 +103,7 @@ public final class ProxyBenchmark {
                         + " threads: %s%n", nginx.pids().length, Runtime.getRuntime().availableProcessors(), rounds, seconds, priority,
                         proxyPriority, observerNice == 0 ? "as its forwarding thread" : "nice " + observerNice);
                 final long[] pids = {sim.pid(), broker.pid()};
-                final CpuSource goodput = () -> cpuTicks(proxy.pid());
+                final CpuSource goodput = () -> ThreadCpu.cpuTicks(proxy.pid());
                 final CpuSource none = () -> 0;
                 // warm-up (discarded): 10 s at 1,000 streams and 5 s at 100 per path, then 10 s of the phase's own load
                 // before each concurrency; the proxy JVM 20 s more first, which nginx has no need of. A long-running
@@ -169,7 +162,7 @@ public final class ProxyBenchmark {
                 phase(viaNginx, corpus, 1000, 10, pids, () -> 0);
                 final ProxyPhase n = phase(viaNginx, corpus, 1000, seconds, pids, nginx::cpuTicks);
                 phase(through, corpus, 1000, 20, pids, () -> 0);
-                final ProxyPhase p = phase(through, corpus, 1000, 0, seconds, pids, () -> cpuTicks(proxy.pid()), proxy.pid());
+                final ProxyPhase p = phase(through, corpus, 1000, 0, seconds, pids, () -> ThreadCpu.cpuTicks(proxy.pid()), proxy.pid());
                 print("1000 fast streams", d, n, p);
             }
         }
@@ -208,11 +201,8 @@ public final class ProxyBenchmark {
         out.printf(Locale.ROOT, "%-17s | ratios goodput / nginx: TTFT p99 added %.2f, ITL p99 added %.2f, CPU per chunk %.2f%n", name,
                 ratio(ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(n.ttft(), 99) - ms(d.ttft(), 99)),
                 ratio(ms(p.itl(), 99) - ms(d.itl(), 99), ms(n.itl(), 99) - ms(d.itl(), 99)), ratio(p.cpuUsPerChunk(), n.cpuUsPerChunk()));
-        data.append(List.of("phase", "ttft_p99_added_nginx_ms", "ttft_p99_added_goodput_ms", "itl_p99_added_nginx_ms",
-                "itl_p99_added_goodput_ms", "cpu_per_chunk_nginx_us", "cpu_per_chunk_goodput_us", "cpu_per_chunk_ratio"),
-                List.of(name, ms(n.ttft(), 99) - ms(d.ttft(), 99), ms(p.ttft(), 99) - ms(d.ttft(), 99), ms(n.itl(), 99) - ms(d.itl(), 99),
-                        ms(p.itl(), 99) - ms(d.itl(), 99), n.cpuUsPerChunk(), p.cpuUsPerChunk(),
-                        ratio(p.cpuUsPerChunk(), n.cpuUsPerChunk())));
+        data.append(BenchData.PROXY, List.of(name, ms(n.ttft(), 99) - ms(d.ttft(), 99), ms(p.ttft(), 99) - ms(d.ttft(), 99),
+                ms(n.itl(), 99) - ms(d.itl(), 99), ms(p.itl(), 99) - ms(d.itl(), 99), n.cpuUsPerChunk(), p.cpuUsPerChunk()));
     }
 
     private static double ratio(double a, double b) {
@@ -314,9 +304,9 @@ public final class ProxyBenchmark {
         static Counters take(long[] pids, CpuSource proxyCpu, long jvmPid) throws java.io.IOException {
             final long[] t = new long[pids.length + 1];
             for (int i = 0; i < pids.length; i++) {
-                t[i] = cpuTicks(pids[i]);
+                t[i] = ThreadCpu.cpuTicks(pids[i]);
             }
-            t[pids.length] = cpuTicks(ProcessHandle.current().pid());
+            t[pids.length] = ThreadCpu.cpuTicks(ProcessHandle.current().pid());
             return new Counters(System.nanoTime(), t, proxyCpu.ticks(), jvmPid == 0 ? null : ThreadCpu.take(jvmPid, SELECTOR_THREAD));
         }
     }
@@ -402,12 +392,5 @@ public final class ProxyBenchmark {
             return new ProxyPhase(ok.get(), run.ttft(), firstWave, itl, chunks.get(), wall, events, cores[0], cores[1], proxyCores, cores[2],
                     c0.threads() == null || c1.threads() == null ? null : ThreadCpu.cores(c0.threads(), c1.threads()));
         }
-    }
-
-    /** utime + stime of a process, in clock ticks (100 per second on Linux). */
-    static long cpuTicks(long pid) throws java.io.IOException {
-        final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-        final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
     }
 }

@@ -2,8 +2,6 @@ package dev.goodput.bench;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.management.GarbageCollectorMXBean;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -12,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 import dev.goodput.avro.ChunkKind;
 import dev.goodput.avro.RequestEvent;
@@ -66,6 +63,8 @@ final class StreamsBenchmark {
     private final long runUs;
     /** The broker's JVM, whose CPU is read beside each app's. */
     private long brokerPid = -1;
+    /** Where the runs' figures are appended as rows (set by the command; none by default). */
+    BenchData data = BenchData.of("none", "bench-streams");
 
     StreamsBenchmark(PrintStream out, Contract contract, Path contractFile, int requests, int chunks, int heapRequests,
                      double liveSeconds, String rateHeap, long runMs) {
@@ -80,33 +79,8 @@ final class StreamsBenchmark {
         this.runUs = runMs * 1_000;
     }
 
-    /**
-     * A fixed heap (one that grows would size the young generation differently from run to run), and
-     * this JVM's own {@code -XX:} flags (its collector first of all): the raw consumer runs in this
-     * JVM, so all three readers run alike.
-     */
-    static List<String> childFlags(String heap) {
-        final List<String> flags = new ArrayList<>(List.of("-Xms" + heap, "-Xmx" + heap));
-        flags.addAll(ChildJvm.inheritedFlags());
-        return flags;
-    }
-
-    /** The collectors this JVM runs, by the names the JVM gives them ("G1 Young Generation", "PS Scavenge"). */
-    static String collectors() {
-        return ManagementFactory.getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName)
-                .collect(Collectors.joining(", "));
-    }
-
     /** A warm rate in token events per second, and per second on a core of the app's stream thread (NaN: not measured). */
     private record Rate(double perSecond, double perCore) {
-    }
-
-    /** Where the rate phase's figures are appended as a row (none by default). */
-    private BenchData data = BenchData.of("none", "bench-streams");
-
-    StreamsBenchmark recordingTo(BenchData to) {
-        this.data = to;
-        return this;
     }
 
     void run() throws Exception {
@@ -141,7 +115,7 @@ final class StreamsBenchmark {
         out.printf(Locale.ROOT, "rates in token events (chunks) per second: whole run (from the first records or commit) and"
                 + " warm (the part after the first %.0f%%, once the JIT has compiled the hot paths; a second pass for the raw"
                 + " consumer); both apps with -Xms%s -Xmx%s; all three under %s%n", 100 * BenchIo.WARMUP_FRACTION, rateHeap,
-                rateHeap, collectors());
+                rateHeap, ChildJvm.collectors());
         // raw consumer, per-chunk records, two passes in one JVM: the first warms the JIT, the second is the warm rate
         final BenchIo.Pass cold = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final BenchIo.Pass warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
@@ -180,14 +154,9 @@ final class StreamsBenchmark {
                     app.perCore(), before.perCore(), after.perCore(), rawBeforeCore, rawAfterCore, app.perCore() / before.perCore(),
                     app.perCore() / after.perCore(), 100 * app.perCore() / rawBeforeCore, 100 * app.perCore() / rawAfterCore);
         }
-        final Path recorded = data.append(List.of("requests", "chunks", "run_ms", "raw_before_per_s", "raw_after_per_s",
-                "noop_before_per_s", "noop_after_per_s", "app_per_s", "app_over_noop_before", "app_over_noop_after",
-                "app_over_raw_before", "app_over_raw_after", "app_per_core_s"), List.of(requests, chunks, runUs / 1_000, rawBefore,
-                rawAfter, before.perSecond(), after.perSecond(), app.perSecond(), app.perSecond() / before.perSecond(),
-                app.perSecond() / after.perSecond(), app.perSecond() / rawBefore, app.perSecond() / rawAfter, app.perCore()));
-        if (recorded != null) {
-            out.println("recorded in " + recorded);
-        }
+        final Path recorded = data.append(BenchData.STREAMS, List.of(requests, chunks, runUs / 1_000, rawBefore, rawAfter,
+                before.perSecond(), after.perSecond(), app.perSecond(), app.perCore()));
+        out.println(recorded == null ? "not recorded (--record none)" : "recorded in " + recorded);
     }
 
     /**
@@ -198,7 +167,7 @@ final class StreamsBenchmark {
             throws Exception {
         final String group = "bench-noop-" + when;
         final Path state = Files.createTempDirectory("goodput-noop-state");
-        final ChildJvm noop = ChildJvm.start(childFlags(rateHeap), NoopStreamsMain.class.getName(), "noop-streams ",
+        final ChildJvm noop = ChildJvm.start(ChildJvm.fixedHeap(rateHeap), NoopStreamsMain.class.getName(), "noop-streams ",
                 bootstrap, state.toString(), group, tokens, reqs).removingOnClose(state);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
@@ -217,7 +186,7 @@ final class StreamsBenchmark {
     private Rate appRate(String bootstrap, String registryUrl, String tokens, String reqs, long produced, long tokenEvents,
                            double rawRate, String label, String tag, String... extraArgs) throws Exception {
         final String group = "bench-" + tag;
-        final ChildJvm app = startApp(childFlags(rateHeap), bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
+        final ChildJvm app = startApp(ChildJvm.fixedHeap(rateHeap), bootstrap, registryUrl, group, tokens, reqs, tag, extraArgs);
         try {
             final BenchIo.Progress run = BenchIo.awaitCaughtUp(bootstrap, group, List.of(tokens, reqs), Duration.ofMinutes(20),
                     app.pid(), brokerPid);
@@ -254,7 +223,7 @@ final class StreamsBenchmark {
         final long start = System.nanoTime();
         produce(bootstrap, client, null, tokens, reqs, t0, heapRequests, 2, 2000.0);
         out.printf(Locale.ROOT, "produced %,d requests (2 chunks each) in %.1f s%n", heapRequests, (System.nanoTime() - start) / 1e9);
-        final ChildJvm app = startApp(childFlags("512m"), bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
+        final ChildJvm app = startApp(ChildJvm.fixedHeap("512m"), bootstrap, registryUrl, "bench-heap", tokens, reqs, "heap");
         try {
             final long s0 = System.nanoTime();
             BenchIo.awaitCaughtUp(bootstrap, "bench-heap", List.of(tokens, reqs), Duration.ofMinutes(40), app.pid(), brokerPid);
@@ -273,7 +242,7 @@ final class StreamsBenchmark {
         final String reqs = "live.requests";
         final String stats = "live.window-stats";
         createTopics(bootstrap, List.of(tokens), reqs, 2);
-        final ChildJvm app = startApp(childFlags("512m"), bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
+        final ChildJvm app = startApp(ChildJvm.fixedHeap("512m"), bootstrap, registryUrl, "bench-live", tokens, reqs, "live");
         final List<Long> delays = new ArrayList<>();
         try (KafkaConsumer<String, WindowStats> c = BenchIo.reader(bootstrap, client, stats)) {
             Thread.sleep(3000);

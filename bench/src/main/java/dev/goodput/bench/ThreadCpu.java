@@ -168,4 +168,11 @@ final class ThreadCpu {
         }
         return b.toString();
     }
+
+    /** utime + stime of a process, in clock ticks (100 per second on Linux). */
+    static long cpuTicks(long pid) throws java.io.IOException {
+        final String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/stat"));
+        final String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
 }

@@ -14,7 +14,7 @@ class StreamsBenchmarkJvmTest {
     /** The child: names its collectors, then waits for its input to close. */
     public static final class NamesItsCollectors {
         public static void main(String[] args) throws IOException {
-            System.out.println("collectors=" + StreamsBenchmark.collectors());
+            System.out.println("collectors=" + ChildJvm.collectors());
             System.out.flush();
             while (System.in.read() >= 0) {
                 // until the parent closes our input
@@ -33,10 +33,10 @@ class StreamsBenchmarkJvmTest {
         // default as this JVM and the comparison would prove nothing
         assumeThat(ManagementFactory.getRuntimeMXBean().getInputArguments()).as("this JVM's collector flag")
                 .anyMatch(f -> f.matches("-XX:\\+Use\\w+GC"));
-        try (ChildJvm child = ChildJvm.start(StreamsBenchmark.childFlags("64m"), NamesItsCollectors.class.getName(),
+        try (ChildJvm child = ChildJvm.start(ChildJvm.fixedHeap("64m"), NamesItsCollectors.class.getName(),
                 "collectors=")) {
-            assertThat(child.value()).isEqualTo(StreamsBenchmark.collectors());
+            assertThat(child.value()).isEqualTo(ChildJvm.collectors());
         }
-        assertThat(StreamsBenchmark.childFlags("64m")).startsWith("-Xms64m", "-Xmx64m");
+        assertThat(ChildJvm.fixedHeap("64m")).startsWith("-Xms64m", "-Xmx64m");
     }
 }
