@@ -20,7 +20,20 @@ import dev.goodput.loop.MicroClock;
 
 /** Shared pieces of the producer's HTTP tests. */
 public final class HttpFixtures {
-    public static final Corpus CORPUS = Corpus.load(Path.of("../config/corpus/prompts.jsonl"));
+    public static final Corpus CORPUS = Corpus.load(projectFile("config/corpus/prompts.jsonl"));
+
+    /**
+     * A file of the checkout, found from the working directory upward: a module's tests run in its
+     * own folder, one or two levels below the checkout (producer/capture, runner).
+     */
+    public static Path projectFile(String relative) {
+        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+            if (java.nio.file.Files.isRegularFile(d.resolve("pom.xml")) && java.nio.file.Files.isDirectory(d.resolve("config"))) {
+                return d.resolve(relative);
+            }
+        }
+        throw new IllegalStateException("no checkout above " + Path.of("").toAbsolutePath() + " (a pom.xml beside a config folder)");
+    }
     public static final RunIdentity RUN = new RunIdentity("c".repeat(64), "run-t", "sim", "H100", 1,
             new Contract.Decoding(0.0, 1.0, null, 7L, false), "contains", 1.0);
 

@@ -42,7 +42,7 @@ class MockLlmProxyTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     static final Path MAIN = Path.of(System.getenv().getOrDefault("GOODPUT_MOCK_LLM",
-            "../target/mock-llm/node_modules/@dwmkerr/mock-llm/dist/main.js"));
+            HttpFixtures.projectFile("target/mock-llm/node_modules/@dwmkerr/mock-llm/dist/main.js").toString()));
 
     /** Starts mock-llm on a port that was free a moment ago; another taker in between fails the start, and the next port is tried. */
     private static Process start(Path dir) throws Exception {
