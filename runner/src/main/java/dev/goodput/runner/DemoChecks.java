@@ -19,6 +19,9 @@ final class DemoChecks {
     static void atStart(SweepOptions sweep, int simMaxBatch, boolean external, int kafkaPort, int registryPort, int metricsPort) {
         if (sweep.on) {
             sweep.target();
+            if (sweep.repeat < 1) {
+                throw new IllegalArgumentException("--sweep-repeat " + sweep.repeat + ": 1 or more runs of each point");
+            }
         }
         if (simMaxBatch < 1) {
             throw new IllegalArgumentException("--sim-max-batch " + simMaxBatch + ": 1 or more");

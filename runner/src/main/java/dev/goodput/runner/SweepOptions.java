@@ -27,6 +27,10 @@ public final class SweepOptions {
     @Option(names = "--sweep-max", description = "The highest load tried (default: 1000 req/s, or 256 concurrent requests).")
     Double max;
 
+    @Option(names = "--sweep-repeat", defaultValue = "1", description = "Runs of each point: it meets the target only when every"
+            + " run does, and its figures (goodput, cost) are over all its runs (default: ${DEFAULT-VALUE}).")
+    int repeat;
+
     /** The attainment a point must reach: a share of measured requests within the objectives, or good. */
     record Target(boolean good, double share) {
         String text() {

@@ -37,4 +37,15 @@ class DemoChecksTest {
         }
         DemoChecks.free(0, "--kafka-port"); // 0 picks a free one: nothing to check
     }
+
+    @Test
+    void aSweepOfNoRunsAPointIsRefusedAtStart() {
+        final SweepOptions sweep = new SweepOptions();
+        sweep.on = true;
+        sweep.target = "slo:0.99";
+        sweep.repeat = 0;
+        assertThatThrownBy(() -> DemoChecks.atStart(sweep, 64, true, 0, 0, 0)).hasMessage("--sweep-repeat 0: 1 or more runs of each point");
+        sweep.repeat = 3;
+        DemoChecks.atStart(sweep, 64, true, 0, 0, 0);
+    }
 }

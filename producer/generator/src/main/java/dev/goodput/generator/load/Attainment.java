@@ -7,4 +7,9 @@ package dev.goodput.generator.load;
  * come.
  */
 public record Attainment(long measured, long withinObjectives, long good) {
+
+    /** Two runs' requests together (a sweep point run more than once). */
+    public Attainment plus(Attainment o) {
+        return new Attainment(measured + o.measured, withinObjectives + o.withinObjectives, good + o.good);
+    }
 }
