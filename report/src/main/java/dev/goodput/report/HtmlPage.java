@@ -84,11 +84,7 @@ final class HtmlPage {
                 .append(html(run.runId())).append("</title>\n<style>").append(CSS).append("</style></head>\n<body>\n");
         h.append("<h1>Goodput report: ").append(html(run.runId()))
                 .append(run.replayId() == null ? "" : " (replay " + html(run.replayId()) + ")").append("</h1>\n");
-        h.append("<p class=\"lead\" id=\"headline\">Goodput <b data-k=\"goodput_rps\">").append(num(t.goodputRps()))
-                .append("</b> good requests/s (<span data-k=\"good_fraction\">").append(t.requests() == 0 ? "n/a" : pct(t.goodFraction()))
-                .append("</span> of <span data-k=\"requests\">").append(t.requests()).append("</span> requests met every objective and the quality floor); ")
-                .append("cost per successful 1M output tokens <b data-k=\"cost\">").append(usd(t.costPerSuccessfulM()))
-                .append("</b>; contract <code>").append(html(r.contract().id().substring(0, 12))).append("</code>.</p>\n");
+        LeadSection.write(h, r);
         accounting(h, run);
         if (!t.allFinal()) {
             h.append("<p class=\"warn\">Some windows had not closed when this report was made: their figures are the latest live update.</p>\n");

@@ -398,7 +398,13 @@ class ReportIT {
         assertThat(all.get("retail_usd").asDouble()).isCloseTo(byHand, org.assertj.core.api.Assertions.within(1e-9));
         assertThat(all.get("output_tokens").asLong()).isEqualTo(output).isPositive();
         assertThat(all.get("self_hosted_cost_per_successful_m_usd").isNumber()).isTrue();
-        assertThat(Files.readString(bundleA.resolve("index.html"))).contains("id=\"retail\"");
+        final String page = Files.readString(bundleA.resolve("index.html"));
+        assertThat(page).contains("id=\"retail\"");
+        // the page leads with each scenario (an operating point each) and the cheapest per good token; the blend is labelled as one
+        assertThat(page.indexOf("id=\"headline\">Cheapest per good token: ")).isPositive().isLessThan(page.indexOf("id=\"lead\""));
+        assertThat(page.substring(page.indexOf("id=\"lead\""), page.indexOf("</table>", page.indexOf("id=\"lead\""))))
+                .containsPattern("(?s)(<tr data-scenario=.*){2}");
+        assertThat(page).contains("a blend of their loads and no operating point");
         final Path doubled = dir.resolve("retail-doubled.yaml");
         Files.writeString(doubled, Files.readString(Path.of("../config/prices.yaml")).replace("usd_per_m_input_tokens: 0.20",
                 "usd_per_m_input_tokens: 0.40").replace("usd_per_m_cached_input_tokens: 0.05", "usd_per_m_cached_input_tokens: 0.10")
