@@ -26,8 +26,8 @@ class SchemaRegistryClientTest {
     private static Schema tokenEvent() {
         final Schema.Parser parser = new Schema.Parser();
         try {
-            parser.parse(Path.of("../schemas/src/main/avro/RequestEvent.avsc").toFile());
-            return parser.parse(Path.of("../schemas/src/main/avro/TokenEvent.avsc").toFile());
+            parser.parse(Path.of("../../schemas/src/main/avro/RequestEvent.avsc").toFile());
+            return parser.parse(Path.of("../../schemas/src/main/avro/TokenEvent.avsc").toFile());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

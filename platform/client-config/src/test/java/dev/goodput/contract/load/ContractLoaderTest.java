@@ -23,11 +23,11 @@ import org.yaml.snakeyaml.Yaml;
 class ContractLoaderTest {
 
     /** The shipped contract, relative to this module. */
-    static final Path SHIPPED = Path.of("../config/contract.yaml");
+    static final Path SHIPPED = Path.of("../../config/contract.yaml");
 
     @Test
     void theShippedSpansContractSaysItsTrafficWasObservedServerSide() {
-        final Contract spans = ContractLoader.load(Path.of("../config/contract-spans.yaml"));
+        final Contract spans = ContractLoader.load(Path.of("../../config/contract-spans.yaml"));
         assertThat(spans.arrival().serverSide()).isTrue();
         assertThat(spans.arrival().rateRps()).isNull();
         assertThat(ContractLoader.load(SHIPPED).arrival().serverSide()).isFalse();
