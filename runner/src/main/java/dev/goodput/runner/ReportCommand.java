@@ -73,10 +73,19 @@ final class ReportCommand implements Callable<Integer> {
             }
             final Path page = write(run, contractFiles(contracts), out, Provenance.probeBroker(at.client()),
                     targetVersion, commands(at.flags(), run.runId(), Main.invocation()), List.of(),
-                    RetailPrice.load(prices != null ? prices : Home.config("prices.yaml")), System.out);
+                    retail(), System.out);
             System.out.println("report: " + page.toAbsolutePath());
             return 0;
         }
+    }
+
+    /** The retail prices to compare with: the given file's, else the shipped file's when there is one. */
+    private List<RetailPrice> retail() {
+        if (prices != null) {
+            return RetailPrice.load(prices);
+        }
+        final Path shipped = Home.config("prices.yaml");
+        return Files.isRegularFile(shipped) ? RetailPrice.load(shipped) : List.of();
     }
 
     /**
