@@ -99,7 +99,10 @@ class LlamaServerDemoIT {
                     // the engine stopped on EOS: it counted one token more than it sent text for
                     assertThat(r.get("output_tokens").asInt()).as(r.toString()).isGreaterThanOrEqualTo(3)
                             .isEqualTo(r.get("content_chunks").asInt() + 1).isEqualTo(r.get("engine_predicted_n").asInt());
-                    assertThat(r.get("last_choice_time_us").asLong()).as(r.toString()).isGreaterThan(r.get("last_chunk_time_us").asLong());
+                    // the finish chunk ends generation; it may come in the same socket read as the last content chunk, and
+                    // every event of one read shares that read's time (a loaded machine reads two events at once)
+                    assertThat(r.get("last_choice_time_us").asLong()).as(r.toString())
+                            .isGreaterThanOrEqualTo(r.get("last_chunk_time_us").asLong());
                     assertThat(r.get("tpot_us").asDouble()).as(r.toString()).isPositive();
                 });
                 final Map<String, String> first = Csv.read(bundle.resolve("engine.csv")).get(0);
