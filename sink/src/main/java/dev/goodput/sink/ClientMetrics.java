@@ -67,7 +67,10 @@ public final class ClientMetrics {
         REFUSED("goodput.refused_events", "{record}", false, null,
                 "Records refused to the DLQ, by reason, counted once per final window (refused_events).", "goodput.reason"),
         LATE("goodput.late_events", "{record}", false, null,
-                "Late records refused to the DLQ, counted once per final window (late_events).");
+                "Late records refused to the DLQ, counted once per final window (late_events)."),
+        PROMPT_TOKENS("goodput.prompt_tokens", "{token}", false, null, "Prompt tokens of the OK requests whose server said how"
+                + " many it served from its prefix cache, by goodput.cache: cache_read (gen_ai.usage.cache_read.input_tokens)"
+                + " or uncached; counted once per final window. Hit rate: cache_read over both.", "goodput.cache");
 
         final String otelName;
         final String unit;
@@ -225,6 +228,10 @@ public final class ClientMetrics {
         w.getRefusedEvents().forEach((reason, n) -> add(Instrument.REFUSED, append(a, reason), n));
         if (w.getLateEvents() > 0) {
             add(Instrument.LATE, a, w.getLateEvents());
+        }
+        if (w.getCacheRequests() != null && w.getCacheRequests() > 0) {
+            add(Instrument.PROMPT_TOKENS, append(a, "cache_read"), w.getCachedPromptTokens());
+            add(Instrument.PROMPT_TOKENS, append(a, "uncached"), w.getCachePromptTokens() - w.getCachedPromptTokens());
         }
     }
 

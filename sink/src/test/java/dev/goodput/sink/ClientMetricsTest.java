@@ -126,6 +126,11 @@ class ClientMetricsTest {
                 .setCachePromptTokens(4_000L).setCachedPromptTokens(3_000L).setCacheHitRate(0.75).build());
         assertThat(scrape(gauges.registry())).doesNotContain("error_type=\"http_503\"").contains("error_type=\"timeout\"")
                 .containsPattern("goodput_prefix_cache_hit_ratio\\{[^}]*goodput_scenario=\"s1\"[^}]*\\} 0.75");
+        // the same counts as a counter by cache_read / uncached, for a rate over any span and for OTLP
+        m.onFinalWindow(WindowStats.newBuilder(w).setCacheRequests(4L).setCachePromptTokens(4_000L).setCachedPromptTokens(3_000L)
+                .setCacheHitRate(0.75).build());
+        assertThat(scrape(gauges.registry())).containsPattern("goodput_prompt_tokens_total\\{[^}]*goodput_cache=\"cache_read\"[^}]*\\} 3000")
+                .containsPattern("goodput_prompt_tokens_total\\{[^}]*goodput_cache=\"uncached\"[^}]*\\} 1000");
         // a window whose server said nothing of its cache: no hit ratio, rather than an old one or 0
         gauges.onWindow(WindowStats.newBuilder(w).setErrorsByClass(Map.of("timeout", 1L)).build());
         assertThat(scrape(gauges.registry())).doesNotContain("goodput_prefix_cache_hit_ratio{");
