@@ -50,7 +50,7 @@ final class DashboardCheck {
         if (expr.contains("_usd")) {
             return Set.of("currencyUSD");
         }
-        if (expr.contains("fraction")) {
+        if (expr.contains("fraction") || expr.contains("_ratio")) {
             return Set.of("percentunit");
         }
         if (expr.contains("rate(")) {
