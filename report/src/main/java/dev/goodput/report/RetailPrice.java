@@ -2,10 +2,8 @@ package dev.goodput.report;
 
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Date;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -67,10 +65,10 @@ public record RetailPrice(String retailKey, String provider, String model, doubl
                 continue;
             }
             try {
-                final RetailPrice p = new RetailPrice(str(e, "retail_key", at), str(e, "provider", at), str(e, "model", at),
-                        usd(e, "usd_per_m_input_tokens", at, true), e.get("usd_per_m_cached_input_tokens") == null ? null
-                        : usd(e, "usd_per_m_cached_input_tokens", at, true), usd(e, "usd_per_m_output_tokens", at, true),
-                        str(e, "currency", at), instant(e, at), str(e, "source", at));
+                final RetailPrice p = new RetailPrice(Yamls.string(e, "retail_key", at), Yamls.string(e, "provider", at),
+                        Yamls.string(e, "model", at), usd(e, "usd_per_m_input_tokens", at), e.get("usd_per_m_cached_input_tokens") == null ? null
+                        : usd(e, "usd_per_m_cached_input_tokens", at), usd(e, "usd_per_m_output_tokens", at),
+                        Yamls.string(e, "currency", at), Yamls.effectiveFrom(e, at), Yamls.string(e, "source", at));
                 if (!"USD".equals(p.currency())) {
                     problems.add(at + ".currency: only USD is priced (got " + p.currency() + ")");
                 } else if (!seen.add(p.retailKey() + " from " + p.effectiveFrom())) {
@@ -102,26 +100,11 @@ public record RetailPrice(String retailKey, String provider, String model, doubl
         return found;
     }
 
-    private static String str(Map<?, ?> e, String k, String at) {
-        if (!(e.get(k) instanceof String s) || s.isBlank()) {
-            throw new IllegalArgumentException(at + "." + k + ": expected a non-empty string");
-        }
-        return s;
-    }
 
-    private static double usd(Map<?, ?> e, String k, String at, boolean required) {
+    private static double usd(Map<?, ?> e, String k, String at) {
         if (!(e.get(k) instanceof Number n) || n.doubleValue() < 0 || Double.isNaN(n.doubleValue())) {
             throw new IllegalArgumentException(at + "." + k + ": expected USD per million tokens, 0 or more");
         }
         return n.doubleValue();
-    }
-
-    private static Instant instant(Map<?, ?> e, String at) {
-        final Object v = e.get("effective_from");
-        try {
-            return v instanceof Date d ? d.toInstant() : Instant.parse(String.valueOf(v));
-        } catch (DateTimeParseException ex) {
-            throw new IllegalArgumentException(at + ".effective_from: expected an ISO-8601 instant like 2026-01-01T00:00:00Z");
-        }
     }
 }

@@ -1,10 +1,7 @@
 package dev.goodput.sink;
 
 import java.nio.file.Path;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,10 +40,10 @@ public final class PricesFile {
             }
             try {
                 final GpuPrice p = GpuPrice.newBuilder()
-                        .setPriceKey(str(e, "price_key", at)).setProvider(str(e, "provider", at))
-                        .setGpuType(str(e, "gpu_type", at)).setUsdPerGpuHour(num(e, "usd_per_gpu_hour", at, true))
-                        .setCurrency(str(e, "currency", at)).setEffectiveFromUs(instant(e, at))
-                        .setSource(str(e, "source", at))
+                        .setPriceKey(Yamls.string(e, "price_key", at)).setProvider(Yamls.string(e, "provider", at))
+                        .setGpuType(Yamls.string(e, "gpu_type", at)).setUsdPerGpuHour(num(e, "usd_per_gpu_hour", at, true))
+                        .setCurrency(Yamls.string(e, "currency", at)).setEffectiveFromUs(Yamls.effectiveFrom(e, at))
+                        .setSource(Yamls.string(e, "source", at))
                         .setCpuUsdPerHour(num(e, "cpu_usd_per_hour", at, false))
                         .setStorageUsdPerHour(num(e, "storage_usd_per_hour", at, false))
                         .setNetworkUsdPerHour(num(e, "network_usd_per_hour", at, false))
@@ -76,12 +73,6 @@ public final class PricesFile {
         return out;
     }
 
-    private static String str(Map<?, ?> e, String k, String at) {
-        if (!(e.get(k) instanceof String s) || s.isBlank()) {
-            throw new IllegalArgumentException(at + "." + k + ": expected a non-empty string");
-        }
-        return s;
-    }
 
     private static double num(Map<?, ?> e, String k, String at, boolean required) {
         final Object v = e.get(k);
@@ -92,14 +83,5 @@ public final class PricesFile {
             throw new IllegalArgumentException(at + "." + k + ": expected a number");
         }
         return n.doubleValue();
-    }
-
-    private static Instant instant(Map<?, ?> e, String at) {
-        final Object v = e.get("effective_from");
-        try {
-            return v instanceof Date d ? d.toInstant() : Instant.parse(String.valueOf(v));
-        } catch (DateTimeParseException ex) {
-            throw new IllegalArgumentException(at + ".effective_from: expected an ISO-8601 instant like 2026-01-01T00:00:00Z");
-        }
     }
 }

@@ -4,7 +4,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Date;
 import java.util.List;
+import java.util.Map;
 
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -41,6 +45,27 @@ public final class Yamls {
                     + (e.getContext() == null ? "" : e.getContext() + ", ") + e.getProblem()));
         } catch (YAMLException e) {
             throw new ConfigException(kind, source, List.of("not valid YAML: " + e.getMessage().replace('\n', ' ')));
+        }
+    }
+
+    /**
+     * A required non-empty string field of a map entry; {@code at} names the entry in the message
+     * ({@code prices[2].source: expected a non-empty string}).
+     */
+    public static String string(Map<?, ?> entry, String key, String at) {
+        if (!(entry.get(key) instanceof String s) || s.isBlank()) {
+            throw new IllegalArgumentException(at + "." + key + ": expected a non-empty string");
+        }
+        return s;
+    }
+
+    /** A required {@code effective_from} instant of a map entry: a YAML timestamp, or ISO-8601 text. */
+    public static Instant effectiveFrom(Map<?, ?> entry, String at) {
+        final Object v = entry.get("effective_from");
+        try {
+            return v instanceof Date d ? d.toInstant() : Instant.parse(String.valueOf(v));
+        } catch (DateTimeParseException ex) {
+            throw new IllegalArgumentException(at + ".effective_from: expected an ISO-8601 instant like 2026-01-01T00:00:00Z");
         }
     }
 
