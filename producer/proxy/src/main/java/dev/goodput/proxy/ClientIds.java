@@ -9,8 +9,8 @@ record ClientIds(String requestId, String sessionId) {
     /** The header a client names a call's session with. */
     static final String SESSION_HEADER = "X-Session-Id";
 
-    /** A session id as a client sent it, if it is one: printable ASCII, up to 128 characters. */
-    static String session(String header) {
+    /** An id as a client sent it in a header, if it is usable as one: printable ASCII, up to 128 characters; else null. */
+    static String usable(String header) {
         return header == null || header.isEmpty() || header.length() > 128 || !header.chars().allMatch(c -> c > 32 && c < 127)
                 ? null : header;
     }

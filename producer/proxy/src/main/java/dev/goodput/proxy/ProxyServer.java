@@ -319,7 +319,7 @@ public final class ProxyServer implements AutoCloseable {
      */
     RequestExecution observer(JsonNode json, boolean chat, long arrivalUs, ClientIds ids, Map<String, String> credentials,
                               Consumer<Throwable> cancel) {
-        final String session = ClientIds.session(ids.sessionId());
+        final String session = ClientIds.usable(ids.sessionId());
         final RequestSpec spec = new RequestSpec(requestId(ids.requestId()), scenarioId, "", promptTokens(json, chat, tokenizer), null,
                 json.path("max_tokens").asInt(json.path("max_completion_tokens").asInt(0)), null, arrivalUs, false, List.of(), session,
                 turns.next(session));
@@ -335,8 +335,7 @@ public final class ProxyServer implements AutoCloseable {
      * their ids, and two calls must never share one.
      */
     static String requestId(String clientRequestId) {
-        if (clientRequestId == null || clientRequestId.isEmpty() || clientRequestId.length() > 128
-                || !clientRequestId.chars().allMatch(c -> c > 32 && c < 127)) {
+        if (ClientIds.usable(clientRequestId) == null) {
             return "proxy-" + UUID.randomUUID();
         }
         // not String.format, which parses its pattern on every call

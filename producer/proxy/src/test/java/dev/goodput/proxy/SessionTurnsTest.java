@@ -20,8 +20,8 @@ class SessionTurnsTest {
         // b was the eldest when c came, so it was forgotten; a stayed in use
         assertThat(got).containsExactly(1, 1, 2, 3, 1, 1, 1);
         assertThat(t.next(null)).isNull();
-        assertThat(ClientIds.session("conv-1")).isEqualTo("conv-1");
-        assertThat(ClientIds.session("two words")).isNull();
-        assertThat(ClientIds.session("x".repeat(129))).isNull();
+        assertThat(ClientIds.usable("conv-1")).isEqualTo("conv-1");
+        assertThat(ClientIds.usable("two words")).isNull();
+        assertThat(ClientIds.usable("x".repeat(129))).isNull();
     }
 }
