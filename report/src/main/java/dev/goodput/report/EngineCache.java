@@ -51,35 +51,17 @@ public record EngineCache(String engine, double engineCached, double enginePromp
         }
         final ServerMetrics first = samples.get(0);
         final ServerMetrics last = samples.get(samples.size() - 1);
-        final double cached;
-        final double prompt;
-        switch (last.getEngine()) {
-            case "llamacpp" -> {
-                final Double c0 = sum(first, "llamacpp:prompt_tokens_cached_total");
-                final Double c1 = sum(last, "llamacpp:prompt_tokens_cached_total");
-                final Double p0 = sum(first, "llamacpp:prompt_tokens_total");
-                final Double p1 = sum(last, "llamacpp:prompt_tokens_total");
-                if (c0 == null || c1 == null || p0 == null || p1 == null) {
-                    return null;
-                }
-                cached = c1 - c0;
-                prompt = cached + (p1 - p0);
-            }
-            case "vllm" -> {
-                final Double h0 = sum(first, "vllm:prefix_cache_hits_total");
-                final Double h1 = sum(last, "vllm:prefix_cache_hits_total");
-                final Double q0 = sum(first, "vllm:prefix_cache_queries_total");
-                final Double q1 = sum(last, "vllm:prefix_cache_queries_total");
-                if (h0 == null || h1 == null || q0 == null || q1 == null) {
-                    return null;
-                }
-                cached = h1 - h0;
-                prompt = q1 - q0;
-            }
-            default -> {
-                return null;
-            }
+        // llama.cpp counts cached tokens apart from the evaluated ones; vLLM counts what its cache was asked and hit
+        final boolean llama = "llamacpp".equals(last.getEngine());
+        if (!llama && !"vllm".equals(last.getEngine())) {
+            return null;
         }
+        final Double cached = delta(first, last, llama ? "llamacpp:prompt_tokens_cached_total" : "vllm:prefix_cache_hits_total");
+        final Double other = delta(first, last, llama ? "llamacpp:prompt_tokens_total" : "vllm:prefix_cache_queries_total");
+        if (cached == null || other == null) {
+            return null;
+        }
+        final double prompt = llama ? cached + other : other;
         long clientCached = 0;
         long clientPrompt = 0;
         long n = 0;
@@ -91,6 +73,13 @@ public record EngineCache(String engine, double engineCached, double enginePromp
             }
         }
         return new EngineCache(last.getEngine(), cached, prompt, clientCached, clientPrompt, n);
+    }
+
+    /** How far a counter moved between two samples, or null when either lacks it. */
+    private static Double delta(ServerMetrics first, ServerMetrics last, String name) {
+        final Double from = sum(first, name);
+        final Double to = sum(last, name);
+        return from == null || to == null ? null : to - from;
     }
 
     /** A counter's value summed over its label sets, or null when the sample lacks it. */
