@@ -293,16 +293,14 @@ public final class Bundle {
         m.put("contract", r.contract().canonical());
         m.put("judged_by", r.judging().json());
         final List<Map<String, Object>> scenarios = new ArrayList<>();
-        final Map<String, CacheSummary> cache = CacheSummary.of(r.run());
         r.scenarios().forEach(s -> {
             final Map<String, Object> entry = scenario(s);
-            entry.put("cache", cache.containsKey(s.scenarioId()) ? cache.get(s.scenarioId()).json() : null);
+            entry.put("cache", r.cache().containsKey(s.scenarioId()) ? r.cache().get(s.scenarioId()).json() : null);
             scenarios.add(entry);
         });
         m.put("scenarios", scenarios);
-        m.put("retail", RetailComparison.of(r, r.retail()).stream().map(RetailComparison::json).toList());
-        final EngineCache engineCache = EngineCache.of(r.run());
-        m.put("engine_cache", engineCache == null ? null : engineCache.json());
+        m.put("retail", r.retailRows().stream().map(RetailComparison::json).toList());
+        m.put("engine_cache", r.engineCache() == null ? null : r.engineCache().json());
         m.put("total", scenario(r.total()));
         return m;
     }

@@ -4,8 +4,6 @@ import static dev.goodput.report.Fmt.html;
 import static dev.goodput.report.Fmt.ms;
 import static dev.goodput.report.Fmt.pct;
 
-import java.util.Map;
-
 /**
  * The page's cache table: per scenario, the prefix cache's hit rate and what it did to TTFT, the
  * engine's own count beside the client's, and the scenario's sessions ({@link CacheSummary}).
@@ -16,12 +14,11 @@ final class CacheTable {
     }
 
     static void write(StringBuilder h, Report r) {
-        final Map<String, CacheSummary> cache = CacheSummary.of(r.run());
         h.append("<h2>Prefix cache and sessions</h2>\n<table id=\"cache\"><thead><tr><th>scenario</th><th>requests</th>"
                 + "<th>said cached tokens</th><th>hit rate (token-weighted)</th><th>hits</th><th>misses</th>"
                 + "<th>TTFT p50 hit (ms)</th><th>TTFT p50 miss (ms)</th><th>engine cache_n equal</th><th>sessions</th>"
                 + "<th>turns per session</th><th>sessions good throughout</th><th>session time p50 (ms)</th></tr></thead><tbody>\n");
-        for (CacheSummary c : cache.values()) {
+        for (CacheSummary c : r.cache().values()) {
             h.append("<tr data-scenario=\"").append(html(c.scenarioId())).append("\"><td>").append(html(c.scenarioId())).append("</td>");
             HtmlPage.cell(h, "requests", c.requests());
             HtmlPage.cell(h, "reporting", c.reporting());
@@ -38,7 +35,7 @@ final class CacheTable {
             h.append("</tr>\n");
         }
         h.append("</tbody></table>\n");
-        final EngineCache e = EngineCache.of(r.run());
+        final EngineCache e = r.engineCache();
         if (e != null) {
             h.append("<p id=\"engine-cache\">Over the run, the engine's own counters (").append(html(e.engine()))
                     .append(") give a hit rate of ").append(Double.isNaN(e.engineHitRate()) ? "n/a" : pct(e.engineHitRate()))

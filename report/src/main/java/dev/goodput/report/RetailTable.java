@@ -12,7 +12,7 @@ final class RetailTable {
     }
 
     static void write(StringBuilder h, Report r) {
-        final List<RetailComparison> rows = RetailComparison.of(r, r.retail());
+        final List<RetailComparison> rows = r.retailRows();
         if (rows.isEmpty()) {
             return;
         }

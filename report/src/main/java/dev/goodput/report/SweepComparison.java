@@ -119,7 +119,8 @@ public record SweepComparison(SweepResult a, SweepResult b, List<String> unfair,
         return c == null ? "-" : String.format(Locale.ROOT, "$%.4f", c);
     }
 
-    static String load(double l, String unit) {
+    /** A load as the sweep's lines print it: whole numbers without decimals, then its unit when given. */
+    public static String load(double l, String unit) {
         final String n = l == Math.rint(l) ? String.format(Locale.ROOT, "%.0f", l) : String.format(Locale.ROOT, "%.2f", l);
         return unit.isEmpty() ? n : n + " " + unit;
     }

@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 
 import dev.goodput.generator.sweep.SweepSearch;
 import dev.goodput.report.ScenarioSummary;
+import dev.goodput.report.SweepComparison;
 import dev.goodput.report.SweepResult;
 
 /**
@@ -78,6 +79,6 @@ final class SweepReport {
     }
 
     private static String load(double l) {
-        return l == Math.rint(l) ? String.format(Locale.ROOT, "%.0f", l) : String.format(Locale.ROOT, "%.2f", l);
+        return SweepComparison.load(l, "");
     }
 }
