@@ -4,9 +4,9 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 import java.util.TreeMap;
 
-import dev.goodput.serde.ByteSink;
-import dev.goodput.serde.StateCodec;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.ByteSink;
+import dev.goodput.bytes.StateCodec;
+import dev.goodput.bytes.Varint;
 
 /**
  * The value of the sink's price store: every dated version of one price key, by the time it takes

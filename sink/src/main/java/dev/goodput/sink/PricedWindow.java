@@ -7,9 +7,9 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.definitions.CostFormulas;
 import dev.goodput.definitions.Micros;
-import dev.goodput.serde.ByteSink;
-import dev.goodput.serde.StateCodec;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.ByteSink;
+import dev.goodput.bytes.StateCodec;
+import dev.goodput.bytes.Varint;
 
 /** What a rolling span needs of one priced window; the sink keeps a scenario's latest ones. */
 final class PricedWindow {

@@ -11,6 +11,7 @@ import dev.goodput.avro.WindowStats;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.serde.AvroSerializer;
+import dev.goodput.serde.StateSerdes;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -48,9 +49,9 @@ public final class SinkTopology {
     public static Topology build(SinkConfig c, AvroSerdes serdes) {
         final StreamsBuilder b = new StreamsBuilder();
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(CostProcessor.PRICES), Serdes.String(),
-                PriceVersions.CODEC.serde()));
+                StateSerdes.of(PriceVersions.CODEC)));
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(CostProcessor.RECENT), Serdes.String(),
-                PricedWindow.RECENT.serde()));
+                StateSerdes.of(PricedWindow.RECENT)));
         // both sides are repartitioned to the same partition count, so each cost task reads one partition of each and
         // takes records in timestamp order: a price (stamped with its effective date) comes before the windows it prices
         final int partitions = Topics.WINDOW_STATS.partitions();

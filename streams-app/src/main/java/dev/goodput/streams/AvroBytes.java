@@ -10,7 +10,7 @@ import java.util.Map;
 import dev.goodput.definitions.Micros;
 import dev.goodput.registry.RegistryException;
 import dev.goodput.registry.SchemaRegistryClient;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.Varint;
 import dev.goodput.serde.WireFormat;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;

@@ -8,8 +8,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
 
-import dev.goodput.serde.ByteSink;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.ByteSink;
+import dev.goodput.bytes.Varint;
 
 /**
  * The ids of requests finished lately, so that an event of one that comes again is refused as a

@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.List;
 
 import dev.goodput.definitions.WindowTotals;
-import dev.goodput.serde.ByteSink;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.ByteSink;
+import dev.goodput.bytes.Varint;
 
 /**
  * The layout of a finished request's outcome and gaps in a partial-aggregate journal entry

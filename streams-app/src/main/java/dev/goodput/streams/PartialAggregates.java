@@ -10,8 +10,8 @@ import java.util.function.Consumer;
 
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
-import dev.goodput.serde.ByteSink;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.ByteSink;
+import dev.goodput.bytes.Varint;
 import dev.goodput.streams.time.LogClock;
 import dev.goodput.topics.Keys;
 import org.apache.kafka.streams.state.KeyValueIterator;

@@ -5,8 +5,8 @@ import java.util.Arrays;
 
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.definitions.Definitions;
-import dev.goodput.serde.ByteSink;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.ByteSink;
+import dev.goodput.bytes.Varint;
 import dev.goodput.streams.time.LogClock;
 
 /**

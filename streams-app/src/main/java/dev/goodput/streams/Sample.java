@@ -3,9 +3,9 @@ package dev.goodput.streams;
 import java.nio.ByteBuffer;
 
 import dev.goodput.definitions.WindowTotals;
-import dev.goodput.serde.ByteSink;
-import dev.goodput.serde.StateCodec;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.ByteSink;
+import dev.goodput.bytes.StateCodec;
+import dev.goodput.bytes.Varint;
 
 /**
  * What stage A (per input partition) sends to the window merger: a partial aggregate of one

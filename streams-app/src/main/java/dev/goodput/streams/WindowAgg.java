@@ -14,8 +14,8 @@ import dev.goodput.definitions.Micros;
 import dev.goodput.definitions.SloFlags;
 import dev.goodput.definitions.WindowTotals;
 import dev.goodput.records.LatencySummaries;
-import dev.goodput.serde.ByteSink;
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.ByteSink;
+import dev.goodput.bytes.Varint;
 import org.HdrHistogram.Histogram;
 
 /**

@@ -8,7 +8,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 
-import dev.goodput.serde.Varint;
+import dev.goodput.bytes.Varint;
 import org.junit.jupiter.api.Test;
 
 /**

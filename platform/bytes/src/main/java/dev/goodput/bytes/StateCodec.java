@@ -1,9 +1,6 @@
-package dev.goodput.serde;
+package dev.goodput.bytes;
 
 import java.nio.ByteBuffer;
-
-import org.apache.kafka.common.serialization.Serde;
-import org.apache.kafka.common.serialization.Serdes;
 
 /**
  * The byte layout of one of this project's own values: a state store's value or an internal topic's
@@ -30,10 +27,5 @@ public interface StateCodec<V> {
                     + " (kafka-streams-application-reset.sh)");
         }
         return in;
-    }
-
-    /** The codec as a Kafka serde, for a store or topic typed by it; null stays null (a tombstone). */
-    default Serde<V> serde() {
-        return Serdes.serdeFrom((topic, v) -> v == null ? null : encode(v), (topic, b) -> b == null ? null : decode(b));
     }
 }

@@ -1,4 +1,4 @@
-package dev.goodput.serde;
+package dev.goodput.bytes;
 
 import java.util.Arrays;
 

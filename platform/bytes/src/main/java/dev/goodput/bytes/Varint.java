@@ -1,4 +1,4 @@
-package dev.goodput.serde;
+package dev.goodput.bytes;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
