@@ -29,7 +29,7 @@ import dev.goodput.registry.InProcessSchemaRegistry;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerializer;
-import dev.goodput.streams.time.LogClock;
+import dev.goodput.assembly.time.LogClock;
 import dev.goodput.testing.SampleRecords;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.DeadLetters;

@@ -47,7 +47,7 @@ import dev.goodput.sink.SinkCommand;
 import dev.goodput.sink.SinkConfig;
 import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsSettings;
-import dev.goodput.streams.time.LogClock;
+import dev.goodput.assembly.time.LogClock;
 import dev.goodput.topics.Topics;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;

@@ -55,7 +55,7 @@ public final class GoodputTopology {
         final StreamsBuilder b = new StreamsBuilder();
         for (String store : List.of(RequestAssembler.STORE, RequestAssembler.PROGRESS, RequestAssembler.PARTIALS,
                 RequestAssembler.FINISHED, WindowMerger.WINDOWS, WindowMerger.WATERMARKS)) {
-            b.addStateStore(LiveStore.builder(store));
+            b.addStateStore(KafkaByteStore.builder(store));
         }
 
         // One source for both topics: the assembler tells them apart by the record's topic, and a

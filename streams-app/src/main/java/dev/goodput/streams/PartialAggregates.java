@@ -8,11 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import dev.goodput.assembly.FinishedRequests;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
 import dev.goodput.bytes.ByteSink;
 import dev.goodput.bytes.Varint;
-import dev.goodput.streams.time.LogClock;
+import dev.goodput.assembly.time.LogClock;
 import dev.goodput.topics.Keys;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;

@@ -1,15 +1,16 @@
 package dev.goodput.streams;
 
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 
+import dev.goodput.assembly.Decisions;
+import dev.goodput.assembly.Refusal;
+import dev.goodput.assembly.RequestEngine;
+import dev.goodput.assembly.RequestState;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.registry.SchemaRegistryClient;
-import dev.goodput.streams.time.LogClock;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.Keys;
 import org.apache.kafka.common.KafkaException;
@@ -37,15 +38,16 @@ import org.slf4j.LoggerFactory;
  * rate. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with their original
  * bytes. Event time comes from the events' own fields; no wall clock decides a result.
  *
- * <p>This is the adapter between Kafka Streams and the parts that decide: {@link TokenInput} (the
- * chunk of a run being joined), {@link RequestJoin} (what joins and what is refused),
- * {@link InflightRequests}, {@link PartialAggregates}, {@link Verdicts}, {@link Refusals} and
- * {@link AssemblerProgress} (the log clocks of {@code streams.time} and the last watermark).
+ * <p>This is the adapter between Kafka Streams and the parts that decide: the {@link RequestEngine}
+ * (log clocks, lateness, the join, in-flight and finished requests, orphans, the watermark; no Kafka
+ * type in it), fed the chunk of a run being joined ({@link TokenInput}) and the request events
+ * ({@link EventRules}); then {@link Verdicts} judges each finished request, {@link PartialAggregates}
+ * gathers its windows and {@link Refusals} sends what is refused to the DLQ.
  */
 final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
     static final String NAME = "request-assembler";
-    /** v2: keyed by slot, the request id in the state ({@link InflightRequests}); v1 was keyed by request id. */
+    /** v2: keyed by slot, the request id in the state (the engine's in-flight requests); v1 was keyed by request id. */
     static final String STORE = "inflight-requests-v2";
     static final String PROGRESS = "assembler-progress";
     /**
@@ -56,7 +58,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      */
     static final String PARTIALS = "assembler-partials-v5";
     /**
-     * The store of {@link FinishedRequests}: a request or token event that comes again (an
+     * The store of the engine's finished requests: a request or token event that comes again (an
      * at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of being counted
      * twice. Ids are kept until event time is a window and its grace past their completion; later
      * than that, an event of the request is refused as {@code late} anyway. Until its window's partial
@@ -76,26 +78,17 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private final Deserializer<RequestEvent> requests;
     private final TokenInput token;
     private final RequestReader requestReader;
+    private final EventRules rules;
     private ProcessorContext<String, Out> context;
-    private InflightRequests inflight;
+    private RequestEngine<RequestEvent> engine;
     private PartialAggregates partials;
-    private FinishedRequests finished;
-    private AssemblerProgress progress;
-    private LogClock clock;
-    private LiveStore<RequestState> inflightStore;
-    private LiveStore<FinishedRequests.Bucket> finishedStore;
-    private LiveStore<long[]> progressStore;
     private Refusals refusals;
-    private RequestJoin join;
     private EventsMetric events;
     private int partition;
-    /** Log time of the record being processed: where a refusal of it is counted. */
-    private long currentLogUs = Long.MIN_VALUE;
-    private long nextSweepUs = Long.MIN_VALUE;
-    private long nextOrphanSweepUs = Long.MIN_VALUE;
-    /** Log times of the last end-of-run markers read on this partition's token and request topics. */
-    private long endOfRunTokenUs = LogClock.NONE;
-    private long endOfRunRequestUs = LogClock.NONE;
+    /** The record being processed: what a refusal of the engine's sends to the DLQ. */
+    private Record<String, byte[]> current;
+    /** A chunk of {@link #token} is being joined: a refusal sends that chunk alone ({@link TokenInput#record}). */
+    private boolean joining;
     /** Wall-clock time of the last heartbeat that sent every partial aggregate. */
     private long lastPartialFlushMs;
 
@@ -107,49 +100,45 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         this.token = new TokenInput(new RunReader(registry), tokens, singles, config.topics().tokens(),
                 config.contracts().keySet(), config.selection().runId());
         this.requestReader = new RequestReader(registry);
+        this.rules = new EventRules(config, requestReader, requests);
     }
 
     @Override
     public void init(ProcessorContext<String, Out> ctx) {
         this.context = ctx;
-        this.progressStore = new LiveStore<>(ctx.getStateStore(PROGRESS), WindowMerger.LONGS_CODEC);
-        this.progress = new AssemblerProgress(progressStore, config.windowUs(), config.graceUs());
-        this.clock = progress.clock();
-        // the in-flight slots and the journal entries carry the log clocks, and the journal the
-        // finished ids: the journal is read before the slots, whose finished ones are free
-        this.inflightStore = new LiveStore<>(ctx.getStateStore(STORE), RequestState.codec(progress.clocks()));
-        this.finishedStore = new LiveStore<>(ctx.getStateStore(FINISHED), FinishedRequests.CODEC);
-        this.inflight = new InflightRequests(inflightStore);
-        finishedStore.load();
-        this.finished = new FinishedRequests(finishedStore, inflight::gone);
-        this.partials = new PartialAggregates(ctx.getStateStore(PARTIALS), config.windowUs(), config.graceUs(),
-                progress.clocks(), finished);
-        partials.load();
-        inflight.load(finished::contains);
-        progress.carried(partials.carriedClocks());
-        progress.carried(inflight.carriedClocks());
-        this.refusals = new Refusals(config, tokens, requests, ctx, partials);
-        this.join = new RequestJoin(config, clock, inflight, finished, token, new RequestJoin.Outcomes() {
+        this.partition = ctx.taskId().partition();
+        this.engine = new RequestEngine<>(config.engine(), rules, new Decisions<>() {
             @Override
-            public void refuse(Record<String, byte[]> record, String reason, String message) {
-                refusals.refuse(record, reason, message);
+            public void refuse(Refusal r) {
+                refusals.refuse(joining ? token.record() : current, r.reason(), r.message());
             }
 
             @Override
-            public void finish(String id, RequestState s, RequestEvent event) {
-                RequestAssembler.this.finish(id, s, event != null ? event : requestOf(s));
+            public void finish(String id, RequestState s, RequestEvent r) {
+                RequestAssembler.this.finish(id, s, r);
             }
-        });
-        this.partition = ctx.taskId().partition();
+
+            @Override
+            public void orphaned(String id, String contractId, String scenarioId, long lastChunkLogUs, String message) {
+                // counted where its last token event's log time falls, as a refused token event is: a window its hold kept open
+                refusals.orphaned(id, contractId, scenarioId, lastChunkLogUs, message);
+            }
+        }, KafkaByteStore.of(ctx, STORE), KafkaByteStore.of(ctx, FINISHED), KafkaByteStore.of(ctx, PROGRESS));
+        // the journal holds finished ids and carries the clocks: read after the engine's finished ids, before its slots
+        this.partials = new PartialAggregates(ctx.getStateStore(PARTIALS), config.windowUs(), config.graceUs(),
+                engine.clocks(), engine.finished());
+        partials.load();
+        engine.start(partials.carriedClocks());
+        this.refusals = new Refusals(config, tokens, requests, ctx, partials);
         this.events = new EventsMetric(ctx.metrics(), ctx.taskId().toString());
-        LOG.info("request assembler {} restored {} in-flight requests, {}", ctx.taskId(), inflight.size(), progress);
+        LOG.info("request assembler {} restored {}", ctx.taskId(), engine);
         // Heartbeat: tells the mergers how far this partition's event time has come, even when no
         // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
         ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, now -> {
             try {
                 heartbeat(now);
             } finally {
-                writeBack();
+                engine.writeBack();
             }
         });
     }
@@ -160,41 +149,28 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         try {
             handle(record);
         } finally {
-            // an in-flight slot or a journal entry written for this record carries the clocks
-            progress.save(partials.writes() != writes || inflightStore.pending());
-            writeBack();
+            // a journal entry written for this record carries the clocks (so does an in-flight slot: the engine knows)
+            engine.endRecord(partials.writes() != writes);
         }
-    }
-
-    /** Every change of this record or punctuation into the stores, before Kafka Streams may commit ({@link LiveStore}). */
-    private void writeBack() {
-        LiveStore.writeBack(inflightStore, finishedStore, progressStore);
     }
 
     private void handle(Record<String, byte[]> record) {
         final String topic = context.recordMetadata().get().topic();
         final boolean isToken = topic.equals(config.topics().tokens());
-        // every record's place in the log moves its topic's clock, whatever else becomes of it
-        currentLogUs = isToken ? progress.token(record.timestamp()) : progress.request(record.timestamp());
-        refusals.at(currentLogUs);
+        current = record;
+        refusals.at(engine.logTime(isToken, record.timestamp()));
         if (Control.is(record.headers())) {
             // a tick or an end-of-run marker: nothing but its place in the log, and a marker says a run's events have all come
             if (Control.END_OF_RUN.equals(Control.kind(record.headers()))) {
-                if (isToken) {
-                    endOfRunTokenUs = currentLogUs;
-                } else {
-                    endOfRunRequestUs = currentLogUs;
-                }
-                nextSweepUs = Long.MIN_VALUE;
-                nextOrphanSweepUs = Long.MIN_VALUE;
+                engine.endOfRun(isToken);
             }
-            maybeSweep();
+            engine.maybeSweep();
             return;
         }
         if (record.key() == null) {
             // events are keyed by request id; without one it cannot be joined, and a null key in state fails the commit
             events.record(1);
-            deadLetter(record, "null_key", "no request id key on " + topic);
+            refusals.refuse(record, "null_key", "no request id key on " + topic);
             return;
         }
         if (!isToken) {
@@ -202,7 +178,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             final RequestEvent inPlace = requestReader.read(record.value());
             final RequestEvent r = inPlace != null ? inPlace : refusals.decode(record, requests, config.topics().requests());
             if (r != null) {
-                join.request(record, r, currentLogUs);
+                engine.request(r, record.value(), record.timestamp());
             }
         } else if (token.read(record)) {
             onRun();
@@ -215,7 +191,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 events.record(1);
             }
         }
-        maybeSweep();
+        engine.maybeSweep();
     }
 
     /**
@@ -225,54 +201,34 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      */
     private void onRun() {
         events.record(token.size());
-        if (token.size() == 1) {
-            join.token(currentLogUs);
-            return;
-        }
-        for (int i = 0; i < token.size(); i++) {
-            token.at(i);
-            try {
-                join.token(currentLogUs);
-            } catch (KafkaException e) {
-                throw e; // the framework's own (fencing, migration, a store): not this chunk's fault
-            } catch (RuntimeException e) {
-                deadLetter(token.record(), DeadLetterHandler.REASON, DeadLetterHandler.describe(e));
+        joining = true;
+        try {
+            if (token.size() == 1) {
+                engine.chunk(token);
+                return;
             }
+            for (int i = 0; i < token.size(); i++) {
+                token.at(i);
+                try {
+                    engine.chunk(token);
+                } catch (KafkaException e) {
+                    throw e; // the framework's own (fencing, migration, a store): not this chunk's fault
+                } catch (RuntimeException e) {
+                    refusals.refuse(token.record(), DeadLetterHandler.REASON, DeadLetterHandler.describe(e));
+                }
+            }
+        } finally {
+            joining = false;
         }
-    }
-
-    /**
-     * Sweeps each 100 ms of the time both log clocks have reached: everything a sweep does needs both
-     * (a waiting request has its request event, and it waits on the token log).
-     */
-    private void maybeSweep() {
-        final long both = clock.both();
-        if (both != LogClock.NONE && both >= nextSweepUs) {
-            sweep();
-        }
-    }
-
-    private void finish(String id, RequestState s) {
-        finish(id, s, requestOf(s));
-    }
-
-    /** The request event of a request in flight: as decoded when it came, or decoded from the store after a restart. */
-    private RequestEvent requestOf(RequestState s) {
-        if (s.request != null) {
-            return s.request;
-        }
-        final RequestEvent inPlace = requestReader.read(s.requestBytes);
-        return inPlace != null ? inPlace : requests.deserialize(config.topics().requests(), s.requestBytes);
     }
 
     /**
      * Forwards the request's verdict and adds it to its windows' partial aggregates, whose journal
-     * entry holds its id among the finished ones; its slot is free.
+     * entry holds its id among the finished ones.
      */
     private void finish(String id, RequestState s, RequestEvent r) {
-        inflight.finish(id);
         final Verdicts.Outcome o = Verdicts.of(id, r, s, config.objectives(config.contracts().get(r.getContractId())),
-                config.selection().qualityFloor(), partition, progress.lastWatermark());
+                config.selection().qualityFloor(), partition, engine.lastWatermark());
         Out.send(context, new Record<>(id, new Out.Verdict(o.verdict()), o.sample().completionUs() / 1_000));
         partials.add(o.sample());
     }
@@ -282,56 +238,14 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     }
 
     /**
-     * Finishes requests whose missing token events can no longer come on time, and gives up on token
-     * events whose request event never came (orphans: {@code orphanExpiry} of log time after their last).
-     */
-    private void sweep() {
-        final long both = clock.both();
-        nextSweepUs = both + 100_000;
-        // once both log clocks are a window and its grace past a completion, any event of that request
-        // is late; its id need not be kept
-        finished.expire(both - config.windowUs() - config.graceUs());
-        for (Map.Entry<String, RequestState> e : inflight.due(clock, clock.tokenLogUs())) {
-            finish(e.getKey(), e.getValue());
-        }
-        // orphans (token events whose request event never came) expire after minutes: a pass over
-        // every in-flight request each 1/60 of that is plenty, and each 100 ms of event time is not
-        final long orphan = config.orphanExpiry().toNanos() / 1_000;
-        if (both >= nextOrphanSweepUs) {
-            nextOrphanSweepUs = both + Math.max(1_000_000, orphan / 60);
-            // A generator publishes every request event, then ticks through the last windows' grace, then marks the
-            // end of its run on both topics: once both markers are read, a request whose chunks stopped more than a
-            // grace before them has no request event to come. Nothing else moves log time at a run's end, so without
-            // this an orphan would hold the run's last windows open for good.
-            final long ended = endOfRunTokenUs == LogClock.NONE || endOfRunRequestUs == LogClock.NONE ? LogClock.NONE
-                    : Math.min(endOfRunTokenUs, endOfRunRequestUs);
-            for (String id : inflight.orphans(both, orphan, ended == LogClock.NONE ? LogClock.NONE : ended - config.graceUs())) {
-                final RequestState s = inflight.get(id);
-                final boolean expired = s.lastChunkLogUs + orphan <= both;
-                // counted where its last token event's log time falls, as a refused token event is: a window its hold kept open
-                refusals.orphaned(id, s.contractId, s.scenarioId, s.lastChunkLogUs, s.seenCount + " chunk(s), the last logged at "
-                        + s.lastChunkLogUs + " us, and no request event " + (expired ? "within " + config.orphanExpiry()
-                        + " of log time (--orphan-expiry)" : "before its run's end-of-run marker"));
-                forget(id);
-            }
-        }
-    }
-
-    private void forget(String id) {
-        inflight.forget(id);
-    }
-
-    /**
-     * Every 200 ms of wall-clock time: partial aggregates, then the watermark ({@link LogClock#watermark}:
-     * both log clocks, held back by every request in flight at its earliest on-time event, so however
-     * long a request streams, the windows of its gaps stay open until it finishes). Live, a partition
-     * touches a few windows per heartbeat, and they all go. When event time runs far ahead of the
-     * clock (a replay, a backlog) each heartbeat holds partials of many windows, and sending each costs
-     * a record and a merge: then only those the watermark may close go at once, the rest once per
-     * live interval. Final records never wait either way.
+     * Every 200 ms of wall-clock time: partial aggregates, then the engine's watermark. Live, a
+     * partition touches a few windows per heartbeat, and they all go. When event time runs far ahead
+     * of the clock (a replay, a backlog) each heartbeat holds partials of many windows, and sending
+     * each costs a record and a merge: then only those the watermark may close go at once, the rest
+     * once per live interval. Final records never wait either way.
      */
     private void heartbeat(long nowMs) {
-        final long wm = clock.watermark(inflight.hold());
+        final long wm = engine.watermark();
         final boolean deleted;
         if (partials.size() <= LIVE_PARTIALS || nowMs - lastPartialFlushMs >= config.liveInterval().toMillis()) {
             deleted = partials.flush(Long.MAX_VALUE, this::sendPartial);
@@ -340,26 +254,22 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             deleted = partials.flush(wm, this::sendPartial);
         }
         if (deleted) {
-            progress.saveClocks(); // the deleted entries may have been the ones that carried the clocks
+            engine.saveClocks(); // the deleted entries may have been the ones that carried the clocks
         }
         sendWatermark(wm);
     }
 
     private void sendPartial(WindowAgg a) {
         Out.send(context, new Record<>(mergeKey(a.contractId, a.scenarioId),
-                new Out.ToMerger(Sample.CODEC.encode(new Sample.Partial(partition, progress.lastWatermark(), a))),
+                new Out.ToMerger(Sample.CODEC.encode(new Sample.Partial(partition, engine.lastWatermark(), a))),
                 Math.max(0, a.startUs / 1_000)));
     }
 
     private void sendWatermark(long wm) {
-        if (!progress.advance(wm)) {
+        if (!engine.advance(wm)) {
             return;
         }
         Out.send(context, new Record<>(WATERMARK_KEY, new Out.ToMerger(Sample.CODEC.encode(new Sample.Watermark(partition, wm))),
                 Math.max(0, wm / 1_000)));
-    }
-
-    private void deadLetter(Record<String, byte[]> record, String reason, String message) {
-        refusals.refuse(record, reason, message);
     }
 }

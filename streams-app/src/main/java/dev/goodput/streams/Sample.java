@@ -33,7 +33,7 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
      * @param holdUs      the earliest time it held the partition's watermark at (its first chunk, or its
      *                    completion): the windows from this one's on were kept open for it
      * @param requestLogUs the request topic's log clock when its request event came ({@link
-     *                    dev.goodput.streams.time.LogClock#NONE} if unknown): no watermark before passed it
+     *                    dev.goodput.assembly.time.LogClock#NONE} if unknown): no watermark before passed it
      * @param promptTokens its prompt tokens
      * @param cachedTokens of those, the ones its server said it served from its cache; -1 when it did not say (or not ok)
      * @param gapsUs      ITL gaps (ok requests only)

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import dev.goodput.assembly.EngineSettings;
 import dev.goodput.config.ConfigException;
 import dev.goodput.config.Durations;
 import dev.goodput.config.Settings;
@@ -126,6 +127,11 @@ public record StreamsSettings(Map<String, Contract> contracts, Optional<Contract
 
     public long graceUs() {
         return grace.toNanos() / 1_000;
+    }
+
+    /** What the request engine is told: the windows, their grace, the orphan expiry. */
+    public EngineSettings engine() {
+        return new EngineSettings(window, grace, orphanExpiry);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.goodput.streams;
 import java.util.Arrays;
 import java.util.Set;
 
+import dev.goodput.assembly.Chunk;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.definitions.Micros;
 import dev.goodput.records.TokenRuns;
@@ -16,7 +17,7 @@ import org.apache.kafka.streams.processor.api.Record;
  * in place by {@link RunReader} or copied from an event decoded in full; a run of one (another
  * producer's per-chunk event) is the same path. Not thread-safe: one per processor.
  */
-final class TokenInput {
+final class TokenInput implements Chunk {
     private final RunReader reader;
     private final Deserializer<TokenEvent> events;
     private final Serializer<TokenEvent> singles;
@@ -105,29 +106,35 @@ final class TokenInput {
         this.single = null;
     }
 
-    String requestId() {
+    @Override
+    public String requestId() {
         return record.key();
     }
 
-    long timestampMs() {
+    @Override
+    public long timestampMs() {
         return record.timestamp();
     }
 
     /** Warm-up events, and events of runs a replay did not select, are not results: skipped, not refused. */
-    boolean skipped() {
+    @Override
+    public boolean skipped() {
         return warmup || selectedRunId != null && !selectedRunId.equals(runId);
     }
 
-    int chunkIndex() {
+    @Override
+    public int chunkIndex() {
         return indices[at];
     }
 
-    long arrivalUs() {
+    @Override
+    public long arrivalUs() {
         return arrivals[at];
     }
 
     /** The event's contract id when it is one this app was started with, else null. */
-    String knownContract() {
+    @Override
+    public String knownContract() {
         return contractIds.contains(contractId) ? contractId : null;
     }
 
@@ -136,7 +143,8 @@ final class TokenInput {
      * request's contract id, a string of its own with the same text: once equal, the run takes that
      * string, and its other chunks compare references, not 64 characters each.
      */
-    boolean contractIs(String contract) {
+    @Override
+    public boolean contractIs(String contract) {
         if (contract == contractId) {
             return true;
         }
@@ -148,11 +156,13 @@ final class TokenInput {
     }
 
     /** The contract id as the event has it, for a message. */
-    String contractText() {
+    @Override
+    public String contractText() {
         return contractId;
     }
 
-    String scenarioId() {
+    @Override
+    public String scenarioId() {
         return scenarioId;
     }
 

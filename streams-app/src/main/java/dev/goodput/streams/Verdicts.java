@@ -3,6 +3,7 @@ package dev.goodput.streams;
 import java.util.Arrays;
 import java.util.List;
 
+import dev.goodput.assembly.RequestState;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.avro.RequestVerdict;
@@ -45,7 +46,7 @@ final class Verdicts {
                 ? Definitions.timeToFirstAnswer(intended, Micros.of(r.getFirstAnswerTimeUs())) : Definitions.UNDEFINED;
         final double tpot = ok ? Definitions.tpot(e2e, ttft, r.getOutputTokens()) : Double.NaN;
         // a chunk refused at the door or in the join (out of order, late, out of range), or never come
-        final int missing = ok ? Definitions.missingChunks(r.getContentChunks(), s.seenCount) : 0;
+        final int missing = ok ? Definitions.missingChunks(r.getContentChunks(), s.seenCount()) : 0;
         final List<String> failed = Definitions.failedObjectives(ok, missing, ttft, tpot, e2e, objectives);
         final boolean sloPass = Definitions.sloPass(failed);
         final boolean qualityPass = ok && (floor == null ? Boolean.TRUE.equals(r.getQualityPass())
@@ -65,7 +66,7 @@ final class Verdicts {
         final WindowTotals.Outcome outcome = new WindowTotals.Outcome(STATUS[r.getStatus().ordinal()], r.getErrorClass(),
                 ttft, ttfat, e2e, tpot, r.getOutputTokens(), lateness, sloPass, qualityPass, good);
         final Sample.Request sample = new Sample.Request(partition, watermark, id, r.getContractId(), r.getScenarioId(),
-                Micros.of(r.getCompletionTimeUs()), intended, s.hold(), s.requestLogUs, r.getPromptTokens(),
+                Micros.of(r.getCompletionTimeUs()), intended, s.hold(), s.requestLogUs(), r.getPromptTokens(),
                 ok && r.getCachedPromptTokens() != null ? r.getCachedPromptTokens() : -1, outcome, kept[0], kept[1]);
         return new Outcome(verdict, sample);
     }

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
+import dev.goodput.assembly.LiveStore;
 import dev.goodput.avro.LatencySummary;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;

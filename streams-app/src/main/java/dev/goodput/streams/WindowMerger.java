@@ -1,15 +1,15 @@
 package dev.goodput.streams;
 
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.goodput.assembly.LiveStore;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
-import dev.goodput.streams.time.WindowCloser;
+import dev.goodput.assembly.time.WindowCloser;
 import dev.goodput.topics.Keys;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -50,8 +50,8 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
     @Override
     public void init(ProcessorContext<String, WindowStats> ctx) {
         this.context = ctx;
-        this.windows = new LiveStore<>(ctx.getStateStore(WINDOWS), WindowAgg.CODEC);
-        this.watermarks = new LiveStore<>(ctx.getStateStore(WATERMARKS), LONGS_CODEC);
+        this.windows = new LiveStore<>(KafkaByteStore.of(ctx, WINDOWS), WindowAgg.CODEC);
+        this.watermarks = new LiveStore<>(KafkaByteStore.of(ctx, WATERMARKS), LiveStore.LONGS);
         windows.load();
         watermarks.load();
         closer = new WindowCloser(config.upstreamPartitions(), config.windowUs(), config.graceUs());
@@ -170,26 +170,4 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
                 (a.startUs + config.windowUs()) / 1_000 - 1));
         return true;
     }
-
-    /** Any number of longs (a value of one long, as older builds wrote it, reads back as one). */
-    static final LiveStore.Codec<long[]> LONGS_CODEC = new LiveStore.Codec<>() {
-        @Override
-        public byte[] encode(long[] v) {
-            final ByteBuffer b = ByteBuffer.allocate(8 * v.length);
-            for (long x : v) {
-                b.putLong(x);
-            }
-            return b.array();
-        }
-
-        @Override
-        public long[] decode(byte[] b) {
-            final ByteBuffer in = ByteBuffer.wrap(b);
-            final long[] v = new long[b.length / 8];
-            for (int i = 0; i < v.length; i++) {
-                v[i] = in.getLong();
-            }
-            return v;
-        }
-    };
 }

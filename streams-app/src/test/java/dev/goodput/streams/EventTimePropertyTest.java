@@ -20,7 +20,7 @@ import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.records.TokenRuns;
-import dev.goodput.streams.time.LogClock;
+import dev.goodput.assembly.time.LogClock;
 import dev.goodput.topics.Control;
 import dev.goodput.topics.DeadLetters;
 import org.apache.kafka.streams.test.TestRecord;

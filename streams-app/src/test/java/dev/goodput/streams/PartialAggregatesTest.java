@@ -10,7 +10,9 @@ import java.util.List;
 import dev.goodput.definitions.CostFormulas;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
-import dev.goodput.streams.time.LogClock;
+import dev.goodput.assembly.FinishedRequests;
+import dev.goodput.assembly.LiveStore;
+import dev.goodput.assembly.time.LogClock;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -32,7 +34,7 @@ class PartialAggregatesTest {
     }
 
     private static FinishedRequests finished(KeyValueStore<String, byte[]> buckets, List<String> gone) {
-        final LiveStore<FinishedRequests.Bucket> live = new LiveStore<>(buckets, FinishedRequests.CODEC);
+        final LiveStore<FinishedRequests.Bucket> live = new LiveStore<>(new KafkaByteStore(buckets), FinishedRequests.CODEC);
         live.load();
         return new FinishedRequests(live, gone::add);
     }
@@ -143,7 +145,7 @@ class PartialAggregatesTest {
         final KeyValueStore<String, byte[]> journal = store();
         final KeyValueStore<String, byte[]> buckets = store();
         final List<String> gone = new ArrayList<>();
-        final LiveStore<FinishedRequests.Bucket> bucketStore = new LiveStore<>(buckets, FinishedRequests.CODEC);
+        final LiveStore<FinishedRequests.Bucket> bucketStore = new LiveStore<>(new KafkaByteStore(buckets), FinishedRequests.CODEC);
         bucketStore.load();
         final FinishedRequests finished = new FinishedRequests(bucketStore, gone::add);
         final long[] clocks = {1_000_000, 2_000_000};

@@ -1,15 +1,11 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
 import java.util.Set;
 
-import dev.goodput.streams.time.LogClock;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
+import dev.goodput.assembly.time.LogClock;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,11 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class InflightRequestsTest {
 
-    private static KeyValueStore<String, byte[]> store() {
-        final KeyValueStore<String, byte[]> s = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("i"),
-                Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().build();
-        s.init(new MockProcessorContext<>().getStateStoreContext(), s);
-        return s;
+    private static MemoryByteStore store() {
+        return new MemoryByteStore();
     }
 
     private static RequestState state(String contract, long firstArrivalUs) {
@@ -34,7 +27,7 @@ class InflightRequestsTest {
         return s;
     }
 
-    private static InflightRequests over(KeyValueStore<String, byte[]> inner) {
+    private static InflightRequests over(MemoryByteStore inner) {
         final InflightRequests r = new InflightRequests(new LiveStore<>(inner, RequestState.CODEC));
         r.load(id -> false);
         return r;
@@ -42,7 +35,7 @@ class InflightRequestsTest {
 
     @Test
     void finishedRequestsFreeTheirSlotsForTheNextAndARestartFindsEveryRequest() {
-        final KeyValueStore<String, byte[]> inner = store();
+        final MemoryByteStore inner = store();
         final LiveStore<RequestState> live = new LiveStore<>(inner, RequestState.CODEC);
         final InflightRequests inflight = new InflightRequests(live);
         inflight.load(id -> false);
@@ -63,7 +56,7 @@ class InflightRequestsTest {
         inflight.add("r7", state("c", 11_000));
         live.writeBack();
         // eight requests started, six in flight at most: six slots, the two freed ones taken again
-        assertThat(inner.approximateNumEntries()).isEqualTo(6);
+        assertThat(inner.size()).isEqualTo(6);
         assertThat(inflight.size()).isEqualTo(6);
 
         final InflightRequests restarted = over(inner);
@@ -115,7 +108,7 @@ class InflightRequestsTest {
      */
     @Test
     void aFinishedRequestsSlotKeepsItsStateUntilTakenOrItsIdIsGone() {
-        final KeyValueStore<String, byte[]> inner = store();
+        final MemoryByteStore inner = store();
         final long[] clocks = {5_000, 6_000};
         final LiveStore<RequestState> live = new LiveStore<>(inner, RequestState.codec(clocks));
         final InflightRequests inflight = new InflightRequests(live);

@@ -1,25 +1,22 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
-import dev.goodput.records.DoorChecks;
-import dev.goodput.avro.RequestEvent;
+import dev.goodput.assembly.time.LogClock;
 import dev.goodput.definitions.Micros;
-import dev.goodput.streams.time.LogClock;
-import org.apache.kafka.streams.processor.api.Record;
 
 /**
  * Joins each request's token events and its request event, judged by the log clocks alone: which
  * event joins, which is refused and why (late, duplicate, unknown or mixed contract, out of order,
- * checks at the door), and when a request is complete. The assembler feeds it events and sends on
+ * checks at the door), and when a request is complete. The engine feeds it events and carries out
  * what it decides; a refused event is never half-joined.
  */
-final class RequestJoin {
+final class RequestJoin<R> {
 
-    /** What the join decides, carried out by the processor. */
-    interface Outcomes {
-        void refuse(Record<String, byte[]> record, String reason, String message);
+    /** What the join decides, carried out by the engine. */
+    interface Outcomes<R> {
+        void refuse(Refusal refusal);
 
         /** A complete request; {@code event} is its request event, or null to decode it from the state. */
-        void finish(String id, RequestState s, RequestEvent event);
+        void finish(String id, RequestState s, R event);
     }
 
     /** Ids of requests refused as late are kept with the finished ones, under this prefix. */
@@ -27,39 +24,37 @@ final class RequestJoin {
     /** Marks a token event {@link #refuseToken} refused. */
     private static final RequestState REFUSED = new RequestState();
 
-    private final StreamsSettings config;
+    private final EngineSettings config;
+    private final RequestRules<R> rules;
     private final LogClock clock;
     private final InflightRequests inflight;
     private final FinishedRequests finished;
-    private final TokenInput token;
-    private final int maxChunks;
-    private final Outcomes outcomes;
+    private final Outcomes<R> outcomes;
 
-    RequestJoin(StreamsSettings config, LogClock clock, InflightRequests inflight, FinishedRequests finished,
-                TokenInput token, Outcomes outcomes) {
+    RequestJoin(EngineSettings config, RequestRules<R> rules, LogClock clock, InflightRequests inflight,
+                FinishedRequests finished, Outcomes<R> outcomes) {
         this.config = config;
+        this.rules = rules;
         this.clock = clock;
         this.inflight = inflight;
         this.finished = finished;
-        this.token = token;
-        this.maxChunks = DoorChecks.maxChunks(config.contracts().values());
         this.outcomes = outcomes;
     }
 
     /**
      * One token event, however it was read: checked at the door, then against its request (late,
-     * refused with a late request, duplicate, contract), then joined to it in chunk order. The
-     * event is the one {@code token} holds; {@code logUs} is its log time.
+     * refused with a late request, duplicate, contract), then joined to it in chunk order;
+     * {@code logUs} is its log time.
      */
-    void token(long logUs) {
+    void token(Chunk token, long logUs) {
         if (token.skipped()) {
             return;
         }
         final String id = token.requestId();
         final long arrival = token.arrivalUs();
-        final DoorChecks.Problem bad = DoorChecks.token(token.chunkIndex(), arrival, token.timestampMs(), maxChunks);
+        final Refusal bad = rules.check(token);
         if (bad != null) {
-            outcomes.refuse(token.record(), bad.reason(), bad.message());
+            outcomes.refuse(bad);
             return;
         }
         RequestState s = inflight.get(id);
@@ -72,8 +67,7 @@ final class RequestJoin {
         if (s == null) {
             final String contractId = token.knownContract();
             if (contractId == null) {
-                final DoorChecks.Problem unknown = DoorChecks.unknownContract(token.contractText());
-                outcomes.refuse(token.record(), unknown.reason(), unknown.message());
+                outcomes.refuse(rules.unknownContract(token.contractText()));
                 return;
             }
             s = new RequestState();
@@ -82,11 +76,10 @@ final class RequestJoin {
             inflight.add(id, s);
         } else if (!token.contractIs(s.contractId)) {
             if (token.knownContract() == null) {
-                final DoorChecks.Problem unknown = DoorChecks.unknownContract(token.contractText());
-                outcomes.refuse(token.record(), unknown.reason(), unknown.message());
+                outcomes.refuse(rules.unknownContract(token.contractText()));
             } else {
-                outcomes.refuse(token.record(), "mixed_contracts", "request " + id + " has events of contracts " + s.contractId
-                        + " and " + token.contractText());
+                outcomes.refuse(refusal("mixed_contracts", "request " + id + " has events of contracts " + s.contractId
+                        + " and " + token.contractText()));
             }
             return;
         } else if (!s.dirty) {
@@ -95,12 +88,12 @@ final class RequestJoin {
         s.dirty = true;
         final int chunk = token.chunkIndex();
         if (s.outOfOrder(chunk, arrival)) {
-            outcomes.refuse(token.record(), "chunks_out_of_order", "chunk " + chunk + " of request " + id
-                    + " arrived at " + Micros.toInstant(arrival) + ", out of order with its neighbours");
+            outcomes.refuse(refusal("chunks_out_of_order", "chunk " + chunk + " of request " + id
+                    + " arrived at " + Micros.toInstant(arrival) + ", out of order with its neighbours"));
             return;
         }
         if (!s.addChunk(chunk, arrival, logUs)) {
-            outcomes.refuse(token.record(), "duplicate", "chunk " + chunk + " of request " + id + " came twice");
+            outcomes.refuse(refusal("duplicate", "chunk " + chunk + " of request " + id + " came twice"));
             return;
         }
         if (s.complete()) {
@@ -117,35 +110,38 @@ final class RequestJoin {
      */
     private RequestState refuseToken(String id, RequestState s, long arrivalUs, long logUs) {
         if (clock.late(arrivalUs, logUs)) {
-            outcomes.refuse(token.record(), "late", "a token event of request " + id + " (chunk at " + Micros.toInstant(arrivalUs)
-                    + ") after its window closed (log time " + Micros.toInstant(logUs) + ", grace " + config.grace() + ")");
+            outcomes.refuse(refusal("late", "a token event of request " + id + " (chunk at " + Micros.toInstant(arrivalUs)
+                    + ") after its window closed (log time " + Micros.toInstant(logUs) + ", grace " + config.grace() + ")"));
             return REFUSED;
         }
         if (s == null && finished.contains(REFUSED_PREFIX + id)) {
             return REFUSED; // its request event is in the DLQ as late, and the request with it
         }
         if (s == null && finished.contains(id)) {
-            outcomes.refuse(token.record(), "duplicate", "a token event of request " + id + ", which has finished");
+            outcomes.refuse(refusal("duplicate", "a token event of request " + id + ", which has finished"));
             return REFUSED;
         }
         return s;
     }
 
-    /** A request event, decoded, with its record (for a refusal) and its log time. */
-    void request(Record<String, byte[]> record, RequestEvent r, long logUs) {
-        final String id = r.getRequestId();
-        if (r.getWarmup()) {
+    /**
+     * A request event, decoded, with the bytes it came in (kept while it waits for chunks), its
+     * record's timestamp and its log time.
+     */
+    void request(R r, byte[] bytes, long timestampMs, long logUs) {
+        final String id = rules.id(r);
+        if (rules.warmup(r)) {
             inflight.forget(id);
             return;
         }
-        final DoorChecks.Problem bad = DoorChecks.request(r, record.timestamp(), maxChunks, config.contracts().keySet());
+        final Refusal bad = rules.check(r, timestampMs);
         if (bad != null) {
-            outcomes.refuse(record, bad.reason(), bad.message());
+            outcomes.refuse(bad);
             inflight.forget(id);
             return;
         }
-        final long completion = Micros.of(r.getCompletionTimeUs());
-        if (!config.selection().takes(r.getRunId(), completion)) {
+        final long completion = rules.completionUs(r);
+        if (!rules.selected(r)) {
             // not part of what this (re)computation selected: neither a result nor an error
             inflight.forget(id);
             return;
@@ -153,8 +149,8 @@ final class RequestJoin {
         // lateness first, then duplicates: ids of finished requests are forgotten only once any event
         // of theirs would be late, so the reason is the same whenever the id is forgotten
         if (clock.late(completion, logUs)) {
-            outcomes.refuse(record, "late", "completed at " + Micros.toInstant(completion) + ", after its window closed "
-                    + "(log time " + Micros.toInstant(logUs) + ", grace " + config.grace() + ")");
+            outcomes.refuse(refusal("late", "completed at " + Micros.toInstant(completion) + ", after its window closed "
+                    + "(log time " + Micros.toInstant(logUs) + ", grace " + config.grace() + ")"));
             final RequestState dropped = inflight.get(id);
             if (dropped == null || dropped.requestBytes == null) {
                 inflight.forget(id);
@@ -164,33 +160,33 @@ final class RequestJoin {
             return;
         }
         if (finished.contains(id)) {
-            outcomes.refuse(record, "duplicate", "request " + id + " has finished already");
+            outcomes.refuse(refusal("duplicate", "request " + id + " has finished already"));
             return;
         }
         RequestState existing = inflight.get(id);
         if (existing != null && existing.requestBytes == null
-                && existing.lastChunkLogUs + config.orphanExpiry().toNanos() / 1_000 <= logUs) {
+                && existing.lastChunkLogUs + config.orphanExpiryUs() <= logUs) {
             // its token events stopped longer ago than the orphan expiry: they were given up on
             inflight.forget(id);
             existing = null;
         }
         if (existing != null && existing.requestBytes != null) {
-            outcomes.refuse(record, "duplicate", "request " + id + " has a request event already");
+            outcomes.refuse(refusal("duplicate", "request " + id + " has a request event already"));
             return;
         }
-        if (existing != null && !existing.contractId.equals(r.getContractId())) {
-            outcomes.refuse(record, "mixed_contracts", "request " + id + " has events of contracts " + existing.contractId
-                    + " and " + r.getContractId());
+        if (existing != null && !existing.contractId.equals(rules.contractId(r))) {
+            outcomes.refuse(refusal("mixed_contracts", "request " + id + " has events of contracts " + existing.contractId
+                    + " and " + rules.contractId(r)));
             inflight.forget(id);
             return;
         }
         final RequestState s = existing != null ? existing : new RequestState();
-        s.contractId = r.getContractId();
-        s.scenarioId = r.getScenarioId();
-        s.requestBytes = record.value();
+        s.contractId = rules.contractId(r);
+        s.scenarioId = rules.scenarioId(r);
+        s.requestBytes = bytes;
         s.request = r;
         s.completionUs = completion;
-        s.expectedChunks = r.getContentChunks();
+        s.expectedChunks = rules.contentChunks(r);
         s.requestLogUs = logUs;
         if (s.complete()) {
             outcomes.finish(id, s, r);
@@ -199,4 +195,7 @@ final class RequestJoin {
         }
     }
 
+    private static Refusal refusal(String reason, String message) {
+        return new Refusal(reason, message);
+    }
 }

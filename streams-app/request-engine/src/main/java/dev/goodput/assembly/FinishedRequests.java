@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -17,23 +17,23 @@ import dev.goodput.bytes.Varint;
  * bucket changed at a commit rather than one per request, and dropped a bucket at a time once event
  * time has passed it.
  *
- * <p>A finished request's id is first <em>held</em> elsewhere: the partial aggregates' journal entry
- * that adds its outcome carries it ({@link PartialAggregates}), written by that request anyway, so
+ * <p>A finished request's id is first <em>held</em> elsewhere: the adapter's journal entry (the streams-app's partial aggregates)
+ * that adds its outcome carries it (the adapter's journal of partial aggregates), written by that request anyway, so
  * finishing a request writes no bucket. When the journal entry goes (its window sent), the id is
  * <em>released</em> into its bucket here, a bucket written once for all the ids it gains then. A
  * listener hears each id that leaves the set: the in-flight store may still hold its request's last
  * state under a slot ({@link InflightRequests#gone}).
  */
-final class FinishedRequests {
+public final class FinishedRequests {
 
-    static final long BUCKET_US = 100_000L;
+    public static final long BUCKET_US = 100_000L;
 
     /**
      * One bucket's ids, with their encoding appended as each is added: a bucket is written back at
      * every request it gains, and encoding every id again each time cost a share of the stream thread.
      */
-    static final class Bucket {
-        final List<String> ids = new ArrayList<>();
+    public static final class Bucket {
+        public final List<String> ids = new ArrayList<>();
         private final ByteSink encoded = new ByteSink(256);
 
         void add(String id) {
@@ -42,7 +42,7 @@ final class FinishedRequests {
         }
     }
 
-    static final LiveStore.Codec<Bucket> CODEC = new LiveStore.Codec<>() {
+    public static final LiveStore.Codec<Bucket> CODEC = new LiveStore.Codec<>() {
         @Override
         public byte[] encode(Bucket b) {
             final ByteSink out = new ByteSink(8 + b.encoded.size());
@@ -76,7 +76,7 @@ final class FinishedRequests {
      *
      * @param gone told each id that leaves the set (expired, or released into an expired bucket)
      */
-    FinishedRequests(LiveStore<Bucket> buckets, Consumer<String> gone) {
+    public FinishedRequests(LiveStore<Bucket> buckets, Consumer<String> gone) {
         this.buckets = buckets;
         this.gone = gone;
         buckets.entries().forEach((key, bucket) -> {
@@ -85,17 +85,17 @@ final class FinishedRequests {
         });
     }
 
-    boolean contains(String id) {
+    public boolean contains(String id) {
         return ids.contains(id);
     }
 
-    /** A finished request whose id a journal entry carries ({@link PartialAggregates}): known, not stored here. */
-    void hold(String id) {
+    /** A finished request whose id a journal entry carries (the adapter's journal of partial aggregates): known, not stored here. */
+    public void hold(String id) {
         ids.add(id);
     }
 
     /** A held id whose journal entry goes: into its bucket, or gone if that bucket has expired already. */
-    void release(String id, long completionUs) {
+    public void release(String id, long completionUs) {
         if ((Math.floorDiv(completionUs, BUCKET_US) + 1) * BUCKET_US <= expiredThroughUs) {
             if (ids.remove(id)) {
                 gone.accept(id);
@@ -106,7 +106,7 @@ final class FinishedRequests {
     }
 
     /** Keeps {@code id} in the bucket of {@code completionUs}. */
-    void add(String id, long completionUs) {
+    public void add(String id, long completionUs) {
         bucket(id, completionUs);
         ids.add(id);
     }
@@ -127,7 +127,7 @@ final class FinishedRequests {
     }
 
     /** Drops the buckets that end at or before {@code beforeUs}. */
-    void expire(long beforeUs) {
+    public void expire(long beforeUs) {
         expiredThroughUs = Math.max(expiredThroughUs, beforeUs);
         while (!order.isEmpty() && (order.first() + 1) * BUCKET_US <= beforeUs) {
             final String key = Long.toString(order.pollFirst());
@@ -140,7 +140,7 @@ final class FinishedRequests {
         }
     }
 
-    int size() {
+    public int size() {
         return ids.size();
     }
 }

@@ -1,18 +1,15 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
 
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 
 class FinishedRequestsTest {
 
-    private static LiveStore<FinishedRequests.Bucket> store(KeyValueStore<String, byte[]> inner) {
+    private static LiveStore<FinishedRequests.Bucket> store(MemoryByteStore inner) {
         final LiveStore<FinishedRequests.Bucket> s = new LiveStore<>(inner, FinishedRequests.CODEC);
         s.load();
         return s;
@@ -20,10 +17,7 @@ class FinishedRequestsTest {
 
     @Test
     void idsAreKeptInBucketsOfCompletionTimeAndSurviveARestore() {
-        final KeyValueStore<String, byte[]> inner = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("f"),
-                org.apache.kafka.common.serialization.Serdes.String(), org.apache.kafka.common.serialization.Serdes.ByteArray())
-                .withLoggingDisabled().build();
-        inner.init(new MockProcessorContext<>().getStateStoreContext(), inner);
+        final MemoryByteStore inner = new MemoryByteStore();
         final LiveStore<FinishedRequests.Bucket> buckets = store(inner);
         final List<String> gone = new ArrayList<>();
         final FinishedRequests f = new FinishedRequests(buckets, gone::add);
@@ -32,7 +26,7 @@ class FinishedRequestsTest {
         f.add("c", 1_250_000);
         // two buckets written back, not three records
         buckets.writeBack();
-        assertThat(inner.approximateNumEntries()).isEqualTo(2);
+        assertThat(inner.size()).isEqualTo(2);
         assertThat(f.contains("a")).isTrue();
         assertThat(f.contains("x")).isFalse();
 
@@ -41,9 +35,9 @@ class FinishedRequestsTest {
         assertThat(restored.contains("b")).isTrue();
         assertThat(restored.contains("c")).isTrue();
         // a bucket read back encodes to the same bytes: its appended encoding is the whole encoding
-        inner.all().forEachRemaining(kv -> {
-            final FinishedRequests.Bucket b = FinishedRequests.CODEC.decode(kv.value);
-            assertThat(FinishedRequests.CODEC.encode(b)).isEqualTo(kv.value);
+        inner.forEach((key, value) -> {
+            final FinishedRequests.Bucket b = FinishedRequests.CODEC.decode(value);
+            assertThat(FinishedRequests.CODEC.encode(b)).isEqualTo(value);
             assertThat(b.ids).isNotEmpty();
         });
         assertThat(FinishedRequests.CODEC.decode(inner.get(Long.toString(10))).ids).containsExactly("a", "b");

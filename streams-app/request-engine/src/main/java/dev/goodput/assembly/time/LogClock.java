@@ -1,4 +1,4 @@
-package dev.goodput.streams.time;
+package dev.goodput.assembly.time;
 
 /**
  * The event-time core of one input partition, in microseconds, framework-free (no Kafka class).

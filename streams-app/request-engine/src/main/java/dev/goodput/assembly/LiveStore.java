@@ -1,20 +1,17 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
+import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 
 import dev.goodput.bytes.StateCodec;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.StoreBuilder;
-import org.apache.kafka.streams.state.Stores;
 
 /**
- * Live, mutable objects (histograms, in-flight requests) kept over a public, changelogged key-value
- * store: a processor reads and changes the objects, and {@link #writeBack} writes the entries it
+ * Live, mutable objects (histograms, in-flight requests) kept over a {@link ByteStore}, under the
+ * streams-app a public, changelogged Kafka Streams key-value store: a processor reads and changes
+ * the objects, and {@link #writeBack} writes the entries it
  * changed into the store before the processor returns from the record or punctuation that changed
  * them. So everything a commit covers (the store's changelog, the output, the input offsets) agrees
  * under exactly-once by Kafka Streams' own public contract: a commit happens only between records and
@@ -24,17 +21,39 @@ import org.apache.kafka.streams.state.Stores;
  * <p>Processors call {@link #load()} in their {@code init} (restoration is complete by then): a task
  * that is revived after a crash calls it again and starts from what was committed.
  */
-final class LiveStore<V> {
+public final class LiveStore<V> {
 
     /** A value's layout, told when the value has been written. */
-    interface Codec<V> extends StateCodec<V> {
+    public interface Codec<V> extends StateCodec<V> {
 
         /** Called after a value was written (lets values keep their own dirty flag). */
         default void persisted(V value) {
         }
     }
 
-    private final KeyValueStore<String, byte[]> inner;
+    /** Any number of longs (a value of one long, as older builds wrote it, reads back as one). */
+    public static final Codec<long[]> LONGS = new LiveStore.Codec<>() {
+        @Override
+        public byte[] encode(long[] v) {
+            final ByteBuffer b = ByteBuffer.allocate(8 * v.length);
+            for (long x : v) {
+                b.putLong(x);
+            }
+            return b.array();
+        }
+
+        @Override
+        public long[] decode(byte[] b) {
+            final ByteBuffer in = ByteBuffer.wrap(b);
+            final long[] v = new long[b.length / 8];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = in.getLong();
+            }
+            return v;
+        }
+    };
+
+    private final ByteStore inner;
     private final Codec<V> codec;
     private final Map<String, V> live = new HashMap<>();
     private final Set<String> dirty = new HashSet<>();
@@ -42,45 +61,36 @@ final class LiveStore<V> {
     /** Keys written into the store and not deleted since: only these need a tombstone when removed. */
     private final Set<String> stored = new HashSet<>();
 
-    LiveStore(KeyValueStore<String, byte[]> inner, Codec<V> codec) {
+    public LiveStore(ByteStore inner, Codec<V> codec) {
         this.inner = inner;
         this.codec = codec;
     }
 
-    /** A builder for the topology: an in-memory, cached store with a changelog named after {@code name}. */
-    static StoreBuilder<KeyValueStore<String, byte[]>> builder(String name) {
-        return Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), Serdes.ByteArray())
-                .withCachingEnabled().withLoggingEnabled(Map.of());
-    }
-
     /** Rebuilds the live objects from the restored store. */
-    void load() {
+    public void load() {
         live.clear();
         dirty.clear();
         removed.clear();
         stored.clear();
-        try (KeyValueIterator<String, byte[]> it = inner.all()) {
-            while (it.hasNext()) {
-                final var kv = it.next();
-                live.put(kv.key, codec.decode(kv.value));
-                stored.add(kv.key);
-            }
-        }
+        inner.forEach((key, value) -> {
+            live.put(key, codec.decode(value));
+            stored.add(key);
+        });
     }
 
-    V get(String key) {
+    public V get(String key) {
         return live.get(key);
     }
 
     /** Adds or replaces an entry; written at the next {@link #writeBack}. */
-    void put(String key, V value) {
+    public void put(String key, V value) {
         live.put(key, value);
         dirty.add(key);
         removed.remove(key);
     }
 
     /** Marks an entry changed in place. */
-    void touch(String key) {
+    public void touch(String key) {
         dirty.add(key);
     }
 
@@ -88,16 +98,16 @@ final class LiveStore<V> {
      * Drops the pending write of an entry whose stored value still stands for what a restart must
      * know (the caller's judgement: {@link InflightRequests#finish}).
      */
-    void untouch(String key) {
+    public void untouch(String key) {
         dirty.remove(key);
     }
 
     /** Whether the next {@link #writeBack} writes an entry. */
-    boolean pending() {
+    public boolean pending() {
         return !dirty.isEmpty();
     }
 
-    void remove(String key) {
+    public void remove(String key) {
         if (live.remove(key) != null) {
             dirty.remove(key);
             removed.add(key);
@@ -105,16 +115,16 @@ final class LiveStore<V> {
     }
 
     /** The live entries; mutate values only through {@link #touch}. */
-    Map<String, V> entries() {
+    public Map<String, V> entries() {
         return live;
     }
 
-    int size() {
+    public int size() {
         return live.size();
     }
 
     /** Writes the entries changed since the last call into the store, and deletes the removed ones. */
-    void writeBack() {
+    public void writeBack() {
         if (!dirty.isEmpty()) {
             for (String k : dirty) {
                 final V v = live.get(k);
@@ -138,7 +148,7 @@ final class LiveStore<V> {
     }
 
     /** Writes back each of {@code stores}. */
-    static void writeBack(LiveStore<?>... stores) {
+    public static void writeBack(LiveStore<?>... stores) {
         for (LiveStore<?> s : stores) {
             s.writeBack();
         }

@@ -1,12 +1,8 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.goodput.streams.time.LogClock;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
+import dev.goodput.assembly.time.LogClock;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,21 +13,18 @@ class AssemblerProgressTest {
     private static final long WINDOW = 10_000_000;
     private static final long GRACE = 5_000_000;
 
-    private static KeyValueStore<String, byte[]> store() {
-        final KeyValueStore<String, byte[]> s = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("p"),
-                Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().build();
-        s.init(new MockProcessorContext<>().getStateStoreContext(), s);
-        return s;
+    private static MemoryByteStore store() {
+        return new MemoryByteStore();
     }
 
-    private static AssemblerProgress over(KeyValueStore<String, byte[]> inner) {
-        return new AssemblerProgress(new LiveStore<>(inner, WindowMerger.LONGS_CODEC), WINDOW, GRACE);
+    private static AssemblerProgress over(MemoryByteStore inner) {
+        return new AssemblerProgress(new LiveStore<>(inner, LiveStore.LONGS), WINDOW, GRACE);
     }
 
     @Test
     void theClocksAreWrittenOnlyWhenNoEntryCarriesThemAndRestoredAsTheHighestCarried() {
-        final KeyValueStore<String, byte[]> inner = store();
-        final LiveStore<long[]> live = new LiveStore<>(inner, WindowMerger.LONGS_CODEC);
+        final MemoryByteStore inner = store();
+        final LiveStore<long[]> live = new LiveStore<>(inner, LiveStore.LONGS);
         final AssemblerProgress p = new AssemblerProgress(live, WINDOW, GRACE);
         assertThat(p.clocks()).containsExactly(LogClock.NONE, LogClock.NONE);
 

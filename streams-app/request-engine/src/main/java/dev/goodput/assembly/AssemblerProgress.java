@@ -1,6 +1,6 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
-import dev.goodput.streams.time.LogClock;
+import dev.goodput.assembly.time.LogClock;
 
 /**
  * How far one assembler partition has come, kept so a restart resumes exactly: its two log clocks

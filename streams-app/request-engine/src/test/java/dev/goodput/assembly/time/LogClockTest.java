@@ -1,4 +1,4 @@
-package dev.goodput.streams.time;
+package dev.goodput.assembly.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

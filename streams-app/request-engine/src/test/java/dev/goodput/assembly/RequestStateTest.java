@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

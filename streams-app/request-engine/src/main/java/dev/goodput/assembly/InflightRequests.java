@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
 
-import dev.goodput.streams.time.LogClock;
+import dev.goodput.assembly.time.LogClock;
 
 /**
  * The requests a partition has seen events of but not finished: the store that survives a restart,
@@ -208,7 +208,7 @@ final class InflightRequests {
 
     /**
      * Requests without a request event whose token events stopped {@code expiryUs} of log time ago,
-     * or stopped at or before {@code endedUs} (a run's end: see {@link RequestAssembler}); by id.
+     * or stopped at or before {@code endedUs} (a run's end: see {@link RequestEngine}); by id.
      */
     List<String> orphans(long logUs, long expiryUs, long endedUs) {
         final List<String> orphans = new ArrayList<>();

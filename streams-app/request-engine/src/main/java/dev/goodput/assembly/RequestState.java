@@ -1,19 +1,18 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
-import dev.goodput.avro.RequestEvent;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.bytes.ByteSink;
 import dev.goodput.bytes.Varint;
-import dev.goodput.streams.time.LogClock;
+import dev.goodput.assembly.time.LogClock;
 
 /**
  * One request being assembled from its token events and its request event. Chunks are kept by
  * chunk index, so out-of-order arrivals sort themselves and a duplicated chunk is ignored.
  */
-final class RequestState {
+public final class RequestState {
     /** What a free slot of the in-flight store holds ({@link InflightRequests}). */
     static final RequestState FREE = new RequestState();
     /** The first byte of a free slot's entry: a string length of -1, which no state starts with. */
@@ -33,10 +32,11 @@ final class RequestState {
     /** The request event, in wire format, once it has arrived (null before). */
     byte[] requestBytes;
     /**
-     * The request event as decoded when it came (not stored: after a restart it is decoded again from
-     * {@link #requestBytes}), so a request that finishes on a later chunk is not decoded twice.
+     * The request event as the adapter decoded it when it came (not stored: after a restart it is
+     * decoded again from {@link #requestBytes}), so a request that finishes on a later chunk is not
+     * decoded twice. The engine never looks into it ({@link RequestRules}).
      */
-    RequestEvent request;
+    Object request;
     long completionUs = Long.MIN_VALUE;
     int expectedChunks = -1;
     /** Changed since the last commit (saves a hash-set insert per token). */
@@ -51,7 +51,7 @@ final class RequestState {
      * of its own ({@link AssemblerProgress}). Not kept in memory otherwise.
      */
     long[] carriedClocks = NO_CLOCKS;
-    /** Log time of the latest token event (see {@link dev.goodput.streams.time.LogClock}). */
+    /** Log time of the latest token event (see {@link LogClock}). */
     long lastChunkLogUs = Long.MIN_VALUE;
     /** Log time of the request event (Long.MIN_VALUE before it arrives). */
     long requestLogUs = Long.MIN_VALUE;
@@ -114,8 +114,18 @@ final class RequestState {
         }
     }
 
+    /** Chunks seen (each index once). */
+    public int seenCount() {
+        return seenCount;
+    }
+
+    /** Log time of the request event (Long.MIN_VALUE before it arrives). */
+    public long requestLogUs() {
+        return requestLogUs;
+    }
+
     /** The event time this request holds the watermark at: its earliest chunk, or its completion. */
-    long hold() {
+    public long hold() {
         return requestBytes == null ? holdUs : Math.min(holdUs, completionUs);
     }
 
@@ -144,7 +154,7 @@ final class RequestState {
      * (the gap belongs to that chunk's window). A missing chunk makes no gap across it: the one
      * definition, {@link Definitions#itlGaps(long[], boolean[], int)}.
      */
-    long[][] gaps() {
+    public long[][] gaps() {
         return Definitions.itlGaps(arrivals, seen, Math.max(expectedChunks, highestIndex() + 1));
     }
 

@@ -1,4 +1,4 @@
-package dev.goodput.streams.time;
+package dev.goodput.assembly.time;
 
 import java.util.HashMap;
 import java.util.Map;

@@ -1,0 +1,231 @@
+package dev.goodput.assembly;
+
+import java.util.Map;
+
+import dev.goodput.assembly.time.LogClock;
+
+/**
+ * The per-partition decision machine of the streams-app's stage A, free of Kafka and Avro: records
+ * in (a chunk of a token event, a request event, a control record, each with its log time; a sweep;
+ * a heartbeat's watermark), decisions out ({@link Decisions}: refusals with reasons, finished
+ * requests, orphans), and its state in three {@link ByteStore}s, so a new engine over the same stores
+ * takes up exactly where the last one left. The streams-app's request assembler is its adapter: it
+ * decodes, calls, judges the finished requests and forwards; a test or a benchmark drives it alone.
+ *
+ * <p>What it decides: the two log clocks and lateness ({@link LogClock}), the join of each
+ * request's chunks with its request event in an order that makes every outcome a function of the log
+ * alone ({@link RequestJoin}), duplicates ({@link FinishedRequests}), the requests in flight
+ * ({@link InflightRequests}), orphans, and the watermark they hold back.
+ *
+ * <p>Restoring takes two steps, because the adapter's own state (the journal of partial
+ * aggregates) holds finished ids and carries clocks too: the constructor loads the clocks and the
+ * finished ids, then {@link #start} loads the requests in flight and moves the clocks up to what the
+ * adapter's entries carried. Not thread-safe: one per partition.
+ */
+public final class RequestEngine<R> {
+
+    private final EngineSettings config;
+    private final RequestRules<R> rules;
+    private final Decisions<R> decisions;
+    private final AssemblerProgress progress;
+    private final LogClock clock;
+    private final LiveStore<RequestState> inflightStore;
+    private final LiveStore<FinishedRequests.Bucket> finishedStore;
+    private final LiveStore<long[]> progressStore;
+    private final InflightRequests inflight;
+    private final FinishedRequests finished;
+    private final RequestJoin<R> join;
+    /** Log time of the record being processed. */
+    private long currentLogUs = Long.MIN_VALUE;
+    private long nextSweepUs = Long.MIN_VALUE;
+    private long nextOrphanSweepUs = Long.MIN_VALUE;
+    /** Log times of the last end-of-run markers read on this partition's token and request topics. */
+    private long endOfRunTokenUs = LogClock.NONE;
+    private long endOfRunRequestUs = LogClock.NONE;
+
+    /**
+     * Loads the clocks and the finished ids from the stores; call {@link #start} before the first record.
+     *
+     * @param inflight the requests in flight, by slot
+     * @param finished the ids of requests finished lately, by 100 ms of completion
+     * @param progress the log clocks and the last watermark
+     */
+    public RequestEngine(EngineSettings config, RequestRules<R> rules, Decisions<R> decisions,
+                         ByteStore inflight, ByteStore finished, ByteStore progress) {
+        this.config = config;
+        this.rules = rules;
+        this.decisions = decisions;
+        this.progressStore = new LiveStore<>(progress, LiveStore.LONGS);
+        this.progress = new AssemblerProgress(progressStore, config.windowUs(), config.graceUs());
+        this.clock = this.progress.clock();
+        // the in-flight slots carry the log clocks, and the finished ids are read before the slots,
+        // whose finished ones are free
+        this.inflightStore = new LiveStore<>(inflight, RequestState.codec(this.progress.clocks()));
+        this.finishedStore = new LiveStore<>(finished, FinishedRequests.CODEC);
+        this.inflight = new InflightRequests(inflightStore);
+        finishedStore.load();
+        this.finished = new FinishedRequests(finishedStore, this.inflight::gone);
+        this.join = new RequestJoin<>(config, rules, clock, this.inflight, this.finished, new RequestJoin.Outcomes<R>() {
+            @Override
+            public void refuse(Refusal refusal) {
+                decisions.refuse(refusal);
+            }
+
+            @Override
+            public void finish(String id, RequestState s, R event) {
+                RequestEngine.this.finish(id, s, event);
+            }
+        });
+    }
+
+    /**
+     * Loads the requests in flight (a slot of a finished request is free) and moves the clocks up to
+     * those each of {@code carried} (token, request) holds: the adapter's entries written with them.
+     */
+    public void start(long[]... carried) {
+        inflight.load(finished::contains);
+        for (long[] c : carried) {
+            progress.carried(c);
+        }
+        progress.carried(inflight.carriedClocks());
+    }
+
+    /** The ids of finished requests: the adapter holds and releases its own ({@link Decisions#finish}). */
+    public FinishedRequests finished() {
+        return finished;
+    }
+
+    /** The log clocks (token, request), live: what an entry written now carries ({@link AssemblerProgress#clocks}). */
+    public long[] clocks() {
+        return progress.clocks();
+    }
+
+    public int inflight() {
+        return inflight.size();
+    }
+
+    /**
+     * A record's place in its log ({@code token}: the token topic, else the request topic) moves that
+     * topic's clock, whatever else becomes of the record; returns the clock, the record's log time.
+     */
+    public long logTime(boolean token, long timestampMs) {
+        currentLogUs = token ? progress.token(timestampMs) : progress.request(timestampMs);
+        return currentLogUs;
+    }
+
+    /** An end-of-run marker at the last {@link #logTime}: that topic has all of a run's events. */
+    public void endOfRun(boolean token) {
+        if (token) {
+            endOfRunTokenUs = currentLogUs;
+        } else {
+            endOfRunRequestUs = currentLogUs;
+        }
+        nextSweepUs = Long.MIN_VALUE;
+        nextOrphanSweepUs = Long.MIN_VALUE;
+    }
+
+    /** One chunk of a token event at the last {@link #logTime}. */
+    public void chunk(Chunk chunk) {
+        join.token(chunk, currentLogUs);
+    }
+
+    /** A request event at the last {@link #logTime}, with the bytes it came in and its record's timestamp. */
+    public void request(R event, byte[] bytes, long timestampMs) {
+        join.request(event, bytes, timestampMs, currentLogUs);
+    }
+
+    /**
+     * Sweeps each 100 ms of the time both log clocks have reached: everything a sweep does needs both
+     * (a waiting request has its request event, and it waits on the token log).
+     */
+    public void maybeSweep() {
+        final long both = clock.both();
+        if (both != LogClock.NONE && both >= nextSweepUs) {
+            sweep();
+        }
+    }
+
+    /**
+     * The watermark now ({@link LogClock#watermark}: both log clocks, held back by every request in
+     * flight at its earliest on-time event, so the windows of a long request's gaps stay open until it
+     * finishes).
+     */
+    public long watermark() {
+        return clock.watermark(inflight.hold());
+    }
+
+    /** Records a watermark to send; false when it does not move past the last one sent. */
+    public boolean advance(long watermark) {
+        return progress.advance(watermark);
+    }
+
+    public long lastWatermark() {
+        return progress.lastWatermark();
+    }
+
+    /** Writes the clocks whether they moved or not: the adapter deletes entries that may have carried them. */
+    public void saveClocks() {
+        progress.saveClocks();
+    }
+
+    /**
+     * At the end of a record: the clocks are written if they moved and no entry written for the record
+     * carries them ({@code carried}: the adapter's own, or an in-flight slot), then every change goes
+     * into the stores.
+     */
+    public void endRecord(boolean carried) {
+        progress.save(carried || inflightStore.pending());
+        writeBack();
+    }
+
+    /** Every change since the last call into the stores (the adapter's commit may follow). */
+    public void writeBack() {
+        LiveStore.writeBack(inflightStore, finishedStore, progressStore);
+    }
+
+    @Override
+    public String toString() {
+        return inflight.size() + " in-flight requests, " + progress;
+    }
+
+    @SuppressWarnings("unchecked")
+    private void finish(String id, RequestState s, R event) {
+        inflight.finish(id);
+        decisions.finish(id, s, event != null ? event : s.request != null ? (R) s.request : rules.decode(s.requestBytes));
+    }
+
+    /**
+     * Finishes requests whose missing token events can no longer come on time, and gives up on token
+     * events whose request event never came (orphans: {@code orphanExpiry} of log time after their last).
+     */
+    private void sweep() {
+        final long both = clock.both();
+        nextSweepUs = both + 100_000;
+        // once both log clocks are a window and its grace past a completion, any event of that request
+        // is late; its id need not be kept
+        finished.expire(both - config.windowUs() - config.graceUs());
+        for (Map.Entry<String, RequestState> e : inflight.due(clock, clock.tokenLogUs())) {
+            finish(e.getKey(), e.getValue(), null);
+        }
+        // orphans (token events whose request event never came) expire after minutes: a pass over
+        // every in-flight request each 1/60 of that is plenty, and each 100 ms of event time is not
+        final long orphan = config.orphanExpiryUs();
+        if (both >= nextOrphanSweepUs) {
+            nextOrphanSweepUs = both + Math.max(1_000_000, orphan / 60);
+            // A generator publishes every request event, then ticks through the last windows' grace, then marks the
+            // end of its run on both topics: once both markers are read, a request whose chunks stopped more than a
+            // grace before them has no request event to come. Nothing else moves log time at a run's end, so without
+            // this an orphan would hold the run's last windows open for good.
+            final long ended = endOfRunTokenUs == LogClock.NONE || endOfRunRequestUs == LogClock.NONE ? LogClock.NONE
+                    : Math.min(endOfRunTokenUs, endOfRunRequestUs);
+            for (String id : inflight.orphans(both, orphan, ended == LogClock.NONE ? LogClock.NONE : ended - config.graceUs())) {
+                final RequestState s = inflight.get(id);
+                final boolean expired = s.lastChunkLogUs + orphan <= both;
+                decisions.orphaned(id, s.contractId, s.scenarioId, s.lastChunkLogUs, s.seenCount + " chunk(s), the last logged at "
+                        + s.lastChunkLogUs + " us, and no request event " + (expired ? "within " + config.orphanExpiry()
+                        + " of log time (--orphan-expiry)" : "before its run's end-of-run marker"));
+                inflight.forget(id);
+            }
+        }
+    }
+}
