@@ -171,6 +171,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             // events are keyed by request id; without one it cannot be joined, and a null key in state fails the commit
             events.record(1);
             refusals.refuse(record, "null_key", "no request id key on " + topic);
+            engine.maybeSweep(); // after every record: a sweep falls where it would in any run of the log
             return;
         }
         if (!isToken) {

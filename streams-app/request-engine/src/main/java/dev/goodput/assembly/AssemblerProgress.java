@@ -17,12 +17,15 @@ import dev.goodput.assembly.time.LogClock;
 final class AssemblerProgress {
     private static final String LAST_WATERMARK = "last-watermark";
     private static final String LOG_CLOCKS = "log-clocks";
+    private static final String END_OF_RUN = "end-of-run";
 
     private final LiveStore<long[]> store;
     private final long[] clocks;
     private final LogClock clock;
     private long lastWatermark = Long.MIN_VALUE;
     private boolean clocksMoved;
+    /** Log times (token, request) of the last end-of-run markers read. */
+    private final long[] endOfRun;
 
     AssemblerProgress(LiveStore<long[]> store, long windowUs, long graceUs) {
         this.store = store;
@@ -34,6 +37,23 @@ final class AssemblerProgress {
         final long[] restored = store.get(LOG_CLOCKS);
         this.clocks = restored != null && restored.length == 2 ? restored.clone() : new long[] {LogClock.NONE, LogClock.NONE};
         this.clock = new LogClock(windowUs, graceUs, clocks[0], clocks[1]);
+        final long[] ended = store.get(END_OF_RUN);
+        this.endOfRun = ended != null && ended.length == 2 ? ended.clone() : new long[] {LogClock.NONE, LogClock.NONE};
+    }
+
+    /**
+     * An end-of-run marker on the token topic ({@code token}) or the request topic at log time
+     * {@code logUs}: kept, so a restart between the markers and the sweep they allow still knows them.
+     */
+    void endOfRun(boolean token, long logUs) {
+        endOfRun[token ? 0 : 1] = logUs;
+        store.put(END_OF_RUN, endOfRun.clone());
+    }
+
+    /** The log time by which both topics had an end-of-run marker (the later of the two), or {@link LogClock#NONE}. */
+    long ended() {
+        return endOfRun[0] == LogClock.NONE || endOfRun[1] == LogClock.NONE ? LogClock.NONE
+                : Math.min(endOfRun[0], endOfRun[1]);
     }
 
     LogClock clock() {

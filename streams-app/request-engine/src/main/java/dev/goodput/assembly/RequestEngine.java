@@ -37,11 +37,16 @@ public final class RequestEngine<R> {
     private final RequestJoin<R> join;
     /** Log time of the record being processed. */
     private long currentLogUs = Long.MIN_VALUE;
+    /**
+     * The next sweeps, on a grid of event time (every {@link #SWEEP_US}, every {@link #orphanSweepUs}):
+     * a sweep happens at the first record at which both clocks have reached the next point, so when
+     * it happens is a function of the log, and a restart (which finds the next point from the restored
+     * clocks) sweeps where one run would have.
+     */
     private long nextSweepUs = Long.MIN_VALUE;
     private long nextOrphanSweepUs = Long.MIN_VALUE;
-    /** Log times of the last end-of-run markers read on this partition's token and request topics. */
-    private long endOfRunTokenUs = LogClock.NONE;
-    private long endOfRunRequestUs = LogClock.NONE;
+    private final long orphanSweepUs;
+    static final long SWEEP_US = 100_000;
 
     /**
      * Loads the clocks and the finished ids from the stores; call {@link #start} before the first record.
@@ -65,6 +70,8 @@ public final class RequestEngine<R> {
         this.inflight = new InflightRequests(inflightStore);
         finishedStore.load();
         this.finished = new FinishedRequests(finishedStore, this.inflight::gone);
+        // orphans expire after minutes: a pass over every in-flight request each 1/60 of that is plenty
+        this.orphanSweepUs = Math.max(1_000_000, config.orphanExpiryUs() / 60);
         this.join = new RequestJoin<>(config, rules, clock, this.inflight, this.finished, new RequestJoin.Outcomes<R>() {
             @Override
             public void refuse(Refusal refusal) {
@@ -74,6 +81,11 @@ public final class RequestEngine<R> {
             @Override
             public void finish(String id, RequestState s, R event) {
                 RequestEngine.this.finish(id, s, event);
+            }
+
+            @Override
+            public void orphaned(String id, RequestState s) {
+                RequestEngine.this.orphaned(id, s, true);
             }
         });
     }
@@ -88,6 +100,16 @@ public final class RequestEngine<R> {
             progress.carried(c);
         }
         progress.carried(inflight.carriedClocks());
+        final long both = clock.both();
+        if (both != LogClock.NONE) {
+            nextSweepUs = next(both, SWEEP_US);
+            nextOrphanSweepUs = next(both, orphanSweepUs);
+        }
+    }
+
+    /** The first point of a grid of {@code stepUs} after {@code us}. */
+    private static long next(long us, long stepUs) {
+        return (Math.floorDiv(us, stepUs) + 1) * stepUs;
     }
 
     /** The ids of finished requests: the adapter holds and releases its own ({@link Decisions#finish}). */
@@ -115,11 +137,7 @@ public final class RequestEngine<R> {
 
     /** An end-of-run marker at the last {@link #logTime}: that topic has all of a run's events. */
     public void endOfRun(boolean token) {
-        if (token) {
-            endOfRunTokenUs = currentLogUs;
-        } else {
-            endOfRunRequestUs = currentLogUs;
-        }
+        progress.endOfRun(token, currentLogUs);
         nextSweepUs = Long.MIN_VALUE;
         nextOrphanSweepUs = Long.MIN_VALUE;
     }
@@ -136,7 +154,8 @@ public final class RequestEngine<R> {
 
     /**
      * Sweeps each 100 ms of the time both log clocks have reached: everything a sweep does needs both
-     * (a waiting request has its request event, and it waits on the token log).
+     * (a waiting request has its request event, and it waits on the token log). Called after every
+     * record, whatever became of it, so a sweep falls at the same record in every run.
      */
     public void maybeSweep() {
         final long both = clock.both();
@@ -200,7 +219,7 @@ public final class RequestEngine<R> {
      */
     private void sweep() {
         final long both = clock.both();
-        nextSweepUs = both + 100_000;
+        nextSweepUs = next(both, SWEEP_US);
         // once both log clocks are a window and its grace past a completion, any event of that request
         // is late; its id need not be kept
         finished.expire(both - config.windowUs() - config.graceUs());
@@ -211,21 +230,24 @@ public final class RequestEngine<R> {
         // every in-flight request each 1/60 of that is plenty, and each 100 ms of event time is not
         final long orphan = config.orphanExpiryUs();
         if (both >= nextOrphanSweepUs) {
-            nextOrphanSweepUs = both + Math.max(1_000_000, orphan / 60);
+            nextOrphanSweepUs = next(both, orphanSweepUs);
             // A generator publishes every request event, then ticks through the last windows' grace, then marks the
             // end of its run on both topics: once both markers are read, a request whose chunks stopped more than a
             // grace before them has no request event to come. Nothing else moves log time at a run's end, so without
             // this an orphan would hold the run's last windows open for good.
-            final long ended = endOfRunTokenUs == LogClock.NONE || endOfRunRequestUs == LogClock.NONE ? LogClock.NONE
-                    : Math.min(endOfRunTokenUs, endOfRunRequestUs);
+            final long ended = progress.ended();
             for (String id : inflight.orphans(both, orphan, ended == LogClock.NONE ? LogClock.NONE : ended - config.graceUs())) {
                 final RequestState s = inflight.get(id);
-                final boolean expired = s.lastChunkLogUs + orphan <= both;
-                decisions.orphaned(id, s.contractId, s.scenarioId, s.lastChunkLogUs, s.seenCount + " chunk(s), the last logged at "
-                        + s.lastChunkLogUs + " us, and no request event " + (expired ? "within " + config.orphanExpiry()
-                        + " of log time (--orphan-expiry)" : "before its run's end-of-run marker"));
-                inflight.forget(id);
+                orphaned(id, s, s.lastChunkLogUs + orphan <= both);
             }
         }
+    }
+
+    /** Token events whose request event did not come in time ({@code expired}) or by the run's end: forgotten. */
+    private void orphaned(String id, RequestState s, boolean expired) {
+        decisions.orphaned(id, s.contractId, s.scenarioId, s.lastChunkLogUs, s.seenCount + " chunk(s), the last logged at "
+                + s.lastChunkLogUs + " us, and no request event " + (expired ? "within " + config.orphanExpiry()
+                + " of log time (--orphan-expiry)" : "before its run's end-of-run marker"));
+        inflight.forget(id);
     }
 }

@@ -17,6 +17,9 @@ final class RequestJoin<R> {
 
         /** A complete request; {@code event} is its request event, or null to decode it from the state. */
         void finish(String id, RequestState s, R event);
+
+        /** Token events given up on: their request event came after the orphan expiry (forgets them). */
+        void orphaned(String id, RequestState s);
     }
 
     /** Ids of requests refused as late are kept with the finished ones, under this prefix. */
@@ -166,8 +169,9 @@ final class RequestJoin<R> {
         RequestState existing = inflight.get(id);
         if (existing != null && existing.requestBytes == null
                 && existing.lastChunkLogUs + config.orphanExpiryUs() <= logUs) {
-            // its token events stopped longer ago than the orphan expiry: they were given up on
-            inflight.forget(id);
+            // its token events stopped longer ago than the orphan expiry: they are given up on, as a
+            // sweep would have if it had come first, and the request event starts afresh
+            outcomes.orphaned(id, existing);
             existing = null;
         }
         if (existing != null && existing.requestBytes != null) {

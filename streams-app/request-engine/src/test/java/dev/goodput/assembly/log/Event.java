@@ -1,0 +1,30 @@
+package dev.goodput.assembly.log;
+
+/** One record of a partition's two raw topics, at its log time (ms, the broker's append time). */
+public sealed interface Event {
+
+    boolean tokenTopic();
+
+    long logMs();
+
+    /** A chunk of a request: a token event of one chunk. */
+    record ChunkEvent(long logMs, String requestId, String contractId, String scenarioId, int index, long arrivalUs,
+                      boolean warmup) implements Event {
+        @Override
+        public boolean tokenTopic() {
+            return true;
+        }
+    }
+
+    /** A request event. */
+    record RequestEvent(long logMs, TestRequest request) implements Event {
+        @Override
+        public boolean tokenTopic() {
+            return false;
+        }
+    }
+
+    /** A tick or, with {@code endOfRun}, the end-of-run marker a generator writes last on each topic. */
+    record Control(boolean tokenTopic, long logMs, boolean endOfRun) implements Event {
+    }
+}
