@@ -8,6 +8,6 @@ import dev.goodput.runner.CommandSet;
 public final class BenchCommands implements CommandSet {
     @Override
     public List<Class<?>> commands() {
-        return List.of(BenchProducerCommand.class, BenchProxyCommand.class, BenchStreamsCommand.class);
+        return List.of(BenchProducerCommand.class, BenchProxyCommand.class, BenchStreamsCommand.class, BenchEngineCommand.class);
     }
 }

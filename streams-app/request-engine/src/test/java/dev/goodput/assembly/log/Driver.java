@@ -30,6 +30,10 @@ public final class Driver {
     }
 
     private final List<String> decisions = new ArrayList<>();
+    /** Whether decisions are written down; a benchmark counts them only. */
+    private final boolean writeDown;
+    private long finishedCount;
+    private long refusedCount;
     private final EventChunk chunk = new EventChunk();
     private MemoryByteStore inflight = new MemoryByteStore();
     private MemoryByteStore finished = new MemoryByteStore();
@@ -39,6 +43,11 @@ public final class Driver {
     private String current;
 
     public Driver() {
+        this(true);
+    }
+
+    public Driver(boolean writeDown) {
+        this.writeDown = writeDown;
         engine = open();
     }
 
@@ -56,28 +65,34 @@ public final class Driver {
         return new Result(d.decisions, watermarks, d.engine.inflight());
     }
 
-    /** Runs {@code log} without restores, and without writing decisions down (a benchmark's loop). */
-    public static int runQuietly(Driver d, List<Event> log) {
-        int n = 0;
-        for (Event e : log) {
-            d.process(e);
-            n++;
-        }
-        return n + (int) d.heartbeat();
+    /** Requests finished so far. */
+    public long finished() {
+        return finishedCount;
+    }
+
+    /** Events refused so far. */
+    public long refused() {
+        return refusedCount;
     }
 
     private RequestEngine<TestRequest> open() {
         final RequestEngine<TestRequest> e = new RequestEngine<>(SETTINGS, TestRequest.RULES, new Decisions<>() {
             @Override
             public void refuse(Refusal r) {
-                decisions.add("refused " + r.reason() + ": " + current);
+                refusedCount++;
+                if (writeDown) {
+                    decisions.add("refused " + r.reason() + ": " + current);
+                }
             }
 
             @Override
             public void finish(String id, RequestState s, TestRequest r) {
                 engine.finished().add(id, r.completionUs());
-                decisions.add("finished " + id + " with " + s.seenCount() + " of " + r.contentChunks() + " chunks, hold "
-                        + s.hold() + ", gaps " + Arrays.deepToString(s.gaps()));
+                finishedCount++;
+                if (writeDown) {
+                    decisions.add("finished " + id + " with " + s.seenCount() + " of " + r.contentChunks() + " chunks, hold "
+                            + s.hold() + ", gaps " + Arrays.deepToString(s.gaps()));
+                }
             }
 
             @Override
@@ -106,11 +121,15 @@ public final class Driver {
             }
         } else if (event instanceof Event.ChunkEvent c) {
             chunk.event = c;
-            current = "chunk " + c.index() + " of " + c.requestId();
+            if (writeDown) {
+                current = "chunk " + c.index() + " of " + c.requestId();
+            }
             engine.chunk(chunk);
         } else if (event instanceof Event.RequestEvent r) {
-            current = "request " + r.request().id();
-            engine.request(r.request(), r.request().encode(), r.logMs());
+            if (writeDown) {
+                current = "request " + r.request().id();
+            }
+            engine.request(r.request(), r.bytes(), r.logMs());
         }
         engine.maybeSweep();
         engine.endRecord(false);

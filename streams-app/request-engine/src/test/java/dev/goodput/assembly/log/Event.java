@@ -16,8 +16,12 @@ public sealed interface Event {
         }
     }
 
-    /** A request event. */
-    record RequestEvent(long logMs, TestRequest request) implements Event {
+    /** A request event, with the bytes it came in. */
+    record RequestEvent(long logMs, TestRequest request, byte[] bytes) implements Event {
+        public RequestEvent(long logMs, TestRequest request) {
+            this(logMs, request, request.encode());
+        }
+
         @Override
         public boolean tokenTopic() {
             return false;

@@ -1,0 +1,87 @@
+package dev.goodput.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+import dev.goodput.bench.engine.EngineBenchmark;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code goodput bench-engine}: JMH over the request engine alone ({@link EngineBenchmark}), its CPU
+ * per token event and per request at 10, 50 and 128 chunks a request, a CSV row per size.
+ */
+@Command(name = "bench-engine", mixinStandardHelpOptions = true,
+        description = "JMH benchmark of the request engine alone (no Kafka): time per token event and per request.")
+public final class BenchEngineCommand implements Callable<Integer> {
+
+    /** The row of each size: its log, JMH's average time of the whole log with its 99.9 % error, per event and per request. */
+    static final List<String> COLUMNS = List.of("chunks", "requests_per_op", "events_per_op", "us_per_op", "us_per_op_error",
+            "ns_per_token_event", "ns_per_request", "forks", "iterations", "java");
+
+    @Option(names = "--chunks", split = ",", defaultValue = "10,50,128", description = "Chunks a request (default: ${DEFAULT-VALUE}).")
+    List<Integer> chunks;
+
+    @Option(names = "--forks", defaultValue = "2", description = "JVMs per size (default: ${DEFAULT-VALUE}).")
+    int forks;
+
+    @Option(names = "--iterations", defaultValue = "5", description = "Measured iterations per fork (default: ${DEFAULT-VALUE}).")
+    int iterations;
+
+    @Option(names = "--warmup-iterations", defaultValue = "5", description = "Warm-up iterations per fork (default: ${DEFAULT-VALUE}).")
+    int warmups;
+
+    @Option(names = "--record", paramLabel = "FILE", description = "CSV file each size's figures are appended to as a row"
+            + " (default: docs/benchmarks/bench-engine.csv in the checkout; none: no record).")
+    String record;
+
+    @Override
+    public Integer call() throws Exception {
+        final Options options = new OptionsBuilder()
+                .include("^" + EngineBenchmark.class.getName().replace(".", "\\.") + "\\.")
+                .param("chunks", chunks.stream().map(String::valueOf).toArray(String[]::new))
+                .forks(forks).warmupIterations(warmups).measurementIterations(iterations)
+                .warmupTime(TimeValue.seconds(1)).measurementTime(TimeValue.seconds(2))
+                .jvmArgs("-Xms1g", "-Xmx1g").shouldFailOnError(true).build();
+        final Collection<RunResult> results = new Runner(options).run();
+        final BenchData data = BenchData.of(record, "bench-engine");
+        final String java = System.getProperty("java.vm.name") + " " + System.getProperty("java.version");
+        System.out.println();
+        System.out.println("request engine, one thread (JMH average time, " + forks + " fork(s) x " + iterations + " iterations):");
+        Path where = null;
+        for (RunResult r : sorted(results)) {
+            final int c = Integer.parseInt(r.getParams().getParam("chunks"));
+            final Result<?> score = r.getPrimaryResult();
+            final int requests = EngineBenchmark.requests(c);
+            final int events = EngineBenchmark.log(c).size();
+            final double perEventNs = score.getScore() * 1_000 / events;
+            final double perRequestNs = score.getScore() * 1_000 / requests;
+            System.out.printf(Locale.ROOT, "  %3d chunks a request: %,9.0f ns a token event, %,11.0f ns a request"
+                            + " (%,.0f +- %,.0f us for %,d events)%n", c, perEventNs, perRequestNs, score.getScore(),
+                    score.getScoreError(), events);
+            where = data.append(COLUMNS, List.of(c, requests, events, score.getScore(), score.getScoreError(), perEventNs,
+                    perRequestNs, forks, iterations, java));
+        }
+        if (where != null) {
+            System.out.println("recorded in " + where);
+        }
+        return 0;
+    }
+
+    private static List<RunResult> sorted(Collection<RunResult> results) {
+        final List<RunResult> list = new ArrayList<>(results);
+        list.sort((a, b) -> Integer.compare(Integer.parseInt(a.getParams().getParam("chunks")),
+                Integer.parseInt(b.getParams().getParam("chunks"))));
+        return list;
+    }
+}
