@@ -3,10 +3,12 @@ package dev.goodput.bench;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
+import dev.goodput.assembly.log.Event;
 import dev.goodput.bench.engine.EngineBenchmark;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
@@ -19,18 +21,27 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code goodput bench-engine}: JMH over the request engine alone ({@link EngineBenchmark}), its CPU
- * per token event and per request at 10, 50 and 128 chunks a request, a CSV row per size.
+ * per chunk (a token event) and per request at 10, 50 and 128 chunks a request, one chunk a token
+ * event or runs of 500 ms, a CSV row per case.
  */
 @Command(name = "bench-engine", mixinStandardHelpOptions = true,
-        description = "JMH benchmark of the request engine alone (no Kafka): time per token event and per request.")
+        description = "JMH benchmark of the request engine alone (no Kafka): time per chunk and per request.")
 public final class BenchEngineCommand implements Callable<Integer> {
 
-    /** The row of each size: its log, JMH's average time of the whole log with its 99.9 % error, per event and per request. */
-    static final List<String> COLUMNS = List.of("chunks", "requests_per_op", "events_per_op", "us_per_op", "us_per_op_error",
-            "ns_per_token_event", "ns_per_request", "forks", "iterations", "java");
+    /**
+     * The row of each case: its log (chunks a request, run length, requests, chunks and records an
+     * operation), JMH's average time of the whole log with its 99.9 % error, per chunk (a token event
+     * as the streams-app counts them) and per request.
+     */
+    static final List<String> COLUMNS = List.of("chunks", "run_ms", "requests_per_op", "chunks_per_op", "records_per_op",
+            "us_per_op", "us_per_op_error", "ns_per_chunk", "ns_per_request", "forks", "iterations", "java");
 
     @Option(names = "--chunks", split = ",", defaultValue = "10,50,128", description = "Chunks a request (default: ${DEFAULT-VALUE}).")
     List<Integer> chunks;
+
+    @Option(names = "--run-ms", split = ",", defaultValue = "0,500",
+            description = "A token event per chunk (0) or runs of this many ms of a request's chunks (default: ${DEFAULT-VALUE}).")
+    List<Long> runMs;
 
     @Option(names = "--forks", defaultValue = "2", description = "JVMs per size (default: ${DEFAULT-VALUE}).")
     int forks;
@@ -50,6 +61,7 @@ public final class BenchEngineCommand implements Callable<Integer> {
         final Options options = new OptionsBuilder()
                 .include("^" + EngineBenchmark.class.getName().replace(".", "\\.") + "\\.")
                 .param("chunks", chunks.stream().map(String::valueOf).toArray(String[]::new))
+                .param("runMs", runMs.stream().map(String::valueOf).toArray(String[]::new))
                 .forks(forks).warmupIterations(warmups).measurementIterations(iterations)
                 .warmupTime(TimeValue.seconds(1)).measurementTime(TimeValue.seconds(2))
                 .jvmArgs("-Xms1g", "-Xmx1g").shouldFailOnError(true).build();
@@ -57,20 +69,23 @@ public final class BenchEngineCommand implements Callable<Integer> {
         final BenchData data = BenchData.of(record, "bench-engine");
         final String java = System.getProperty("java.vm.name") + " " + System.getProperty("java.version");
         System.out.println();
-        System.out.println("request engine, one thread (JMH average time, " + forks + " fork(s) x " + iterations + " iterations):");
+        System.out.println("request engine alone, one thread (JMH average time, " + forks + " fork(s) x " + iterations
+                + " iterations; a chunk is a token event as the streams-app counts them):");
         Path where = null;
         for (RunResult r : sorted(results)) {
             final int c = Integer.parseInt(r.getParams().getParam("chunks"));
+            final long run = Long.parseLong(r.getParams().getParam("runMs"));
             final Result<?> score = r.getPrimaryResult();
             final int requests = EngineBenchmark.requests(c);
-            final int events = EngineBenchmark.log(c).size();
-            final double perEventNs = score.getScore() * 1_000 / events;
+            final List<Event> log = EngineBenchmark.log(c, run);
+            final long chunkCount = (long) requests * c;
+            final double perChunkNs = score.getScore() * 1_000 / chunkCount;
             final double perRequestNs = score.getScore() * 1_000 / requests;
-            System.out.printf(Locale.ROOT, "  %3d chunks a request: %,9.0f ns a token event, %,11.0f ns a request"
-                            + " (%,.0f +- %,.0f us for %,d events)%n", c, perEventNs, perRequestNs, score.getScore(),
-                    score.getScoreError(), events);
-            where = data.append(COLUMNS, List.of(c, requests, events, score.getScore(), score.getScoreError(), perEventNs,
-                    perRequestNs, forks, iterations, java));
+            System.out.printf(Locale.ROOT, "  %3d chunks a request, %s: %,6.0f ns a chunk, %,8.0f ns a request"
+                            + " (%,.0f +- %,.0f us for %,d records)%n", c, run == 0 ? "a token event each" : "runs of " + run + " ms",
+                    perChunkNs, perRequestNs, score.getScore(), score.getScoreError(), log.size());
+            where = data.append(COLUMNS, List.of(c, run, requests, chunkCount, log.size(), score.getScore(), score.getScoreError(),
+                    perChunkNs, perRequestNs, forks, iterations, java));
         }
         if (where != null) {
             System.out.println("recorded in " + where);
@@ -80,8 +95,8 @@ public final class BenchEngineCommand implements Callable<Integer> {
 
     private static List<RunResult> sorted(Collection<RunResult> results) {
         final List<RunResult> list = new ArrayList<>(results);
-        list.sort((a, b) -> Integer.compare(Integer.parseInt(a.getParams().getParam("chunks")),
-                Integer.parseInt(b.getParams().getParam("chunks"))));
+        list.sort(Comparator.comparingInt((RunResult r) -> Integer.parseInt(r.getParams().getParam("chunks")))
+                .thenComparingLong(r -> Long.parseLong(r.getParams().getParam("runMs"))));
         return list;
     }
 }

@@ -19,11 +19,12 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * The request engine alone, one thread, no Kafka: a partition's log of {@link #EVENTS_PER_OP} or so
- * events (requests of {@link #chunks} chunks, one token event a chunk, and their request events, as
- * live load logs them: a request started every 20 ms, a chunk every 20 ms, published 50 ms and 10 ms
- * late, the two topics interleaved) through a fresh engine over in-memory stores, with a heartbeat's
- * watermark every 256 records. One operation is the whole log; the command divides by its events
- * and its requests.
+ * events (requests of {@link #chunks} chunks and their request events, as live load logs them: a
+ * request started every 20 ms, a chunk every 20 ms, published 50 ms and 10 ms late, the two topics
+ * interleaved), the chunks one a token event ({@link #runMs} 0) or in runs of 500 ms as the
+ * producers send them, through a fresh engine over in-memory stores, with a heartbeat's watermark
+ * every 256 records. One operation is the whole log; the command divides by its chunks and its
+ * requests.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -36,6 +37,9 @@ public class EngineBenchmark {
     @Param({"10", "50", "128"})
     public int chunks;
 
+    @Param({"0", "500"})
+    public long runMs;
+
     private List<Event> log;
     private Driver driver;
 
@@ -45,17 +49,17 @@ public class EngineBenchmark {
     }
 
     /** One operation's log. */
-    public static List<Event> log(int chunks) {
+    public static List<Event> log(int chunks, long runMs) {
         final List<Logs.Plan> plans = new ArrayList<>();
         for (int k = 0; k < requests(chunks); k++) {
             plans.add(new Logs.Plan(chunks, 20L * k, 20, 50, 10, -1, false, Logs.Kind.NORMAL));
         }
-        return Logs.build(plans, 1, false);
+        return Logs.build(plans, 1, false, runMs);
     }
 
     @Setup(Level.Trial)
     public void buildLog() {
-        log = log(chunks);
+        log = log(chunks, runMs);
     }
 
     @Setup(Level.Invocation)

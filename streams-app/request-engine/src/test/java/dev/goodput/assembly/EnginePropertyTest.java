@@ -27,8 +27,8 @@ import net.jqwik.api.constraints.Size;
  * The request engine's promises, tried on generated logs (jqwik: a thousand logs a property,
  * shrunk to a smallest failing one): requests of 0 to 6 chunks, publishing delays up to 20 s (late
  * past the 5 s grace), chunks and request events published twice, orphans, warm-ups, contracts the
- * engine does not know, the two topics interleaved at random, a run's end with or without the ticks
- * past the orphan expiry.
+ * engine does not know, one chunk a token event or runs of them, the two topics interleaved at
+ * random, a run's end with or without the ticks past the orphan expiry.
  */
 class EnginePropertyTest {
 
@@ -38,9 +38,9 @@ class EnginePropertyTest {
     /** A restart between any two records (a new engine over what the stores held) decides as one run does. */
     @Property(tries = 1000)
     void aRestartAnywhereDecidesAsOneRunDoes(@ForAll("plans") List<Logs.Plan> plans, @ForAll long interleaving,
-                                             @ForAll boolean expire,
+                                             @ForAll boolean expire, @ForAll("runs") long runMs,
                                              @ForAll @Size(max = 6) Set<@IntRange(max = 120) Integer> restarts) {
-        final List<Event> log = Logs.build(plans, interleaving, expire);
+        final List<Event> log = Logs.build(plans, interleaving, expire, runMs);
         final Driver.Result once = Driver.run(log, Set.of());
         final Driver.Result restarted = Driver.run(log, restarts);
         assertThat(sorted(restarted.decisions())).isEqualTo(sorted(once.decisions()));
@@ -56,9 +56,10 @@ class EnginePropertyTest {
      */
     @Property(tries = 1000)
     void theInterleavingOfTheTwoTopicsChangesNoDecision(@ForAll("plans") List<Logs.Plan> plans, @ForAll long one,
-                                                        @ForAll long other, @ForAll boolean expire) {
-        assertThat(withoutCopiesOfLateRequests(Driver.run(Logs.build(plans, other, expire), Set.of()).decisions()))
-                .isEqualTo(withoutCopiesOfLateRequests(Driver.run(Logs.build(plans, one, expire), Set.of()).decisions()));
+                                                        @ForAll long other, @ForAll boolean expire,
+                                                        @ForAll("runs") long runMs) {
+        assertThat(withoutCopiesOfLateRequests(Driver.run(Logs.build(plans, other, expire, runMs), Set.of()).decisions()))
+                .isEqualTo(withoutCopiesOfLateRequests(Driver.run(Logs.build(plans, one, expire, runMs), Set.of()).decisions()));
     }
 
     private static List<String> withoutCopiesOfLateRequests(List<String> decisions) {
@@ -83,14 +84,18 @@ class EnginePropertyTest {
      */
     @Property(tries = 1000)
     void anEventIsRefusedAsLateExactlyWhenItsOwnLogTimeSaysSo(@ForAll("plans") List<Logs.Plan> plans,
-                                                              @ForAll long interleaving, @ForAll boolean expire) {
-        final List<Event> log = Logs.build(plans, interleaving, expire);
+                                                              @ForAll long interleaving, @ForAll boolean expire,
+                                                              @ForAll("runs") long runMs) {
+        final List<Event> log = Logs.build(plans, interleaving, expire, runMs);
         final Map<String, Integer> expected = new HashMap<>();
         for (Event e : log) {
-            if (e instanceof Event.ChunkEvent c && !c.warmup()
-                    && LogClock.late(c.arrivalUs(), c.logMs() * 1_000, W, G)) {
-                expected.merge("refused late: chunk " + c.index() + " of " + c.requestId(), 1, Integer::sum);
-            } else if (e instanceof Event.RequestEvent r && !r.request().warmup()
+            for (Event.ChunkEvent c : e instanceof Event.Run run ? run.chunks()
+                    : e instanceof Event.ChunkEvent one ? List.of(one) : List.<Event.ChunkEvent>of()) {
+                if (!c.warmup() && LogClock.late(c.arrivalUs(), c.logMs() * 1_000, W, G)) {
+                    expected.merge("refused late: chunk " + c.index() + " of " + c.requestId(), 1, Integer::sum);
+                }
+            }
+            if (e instanceof Event.RequestEvent r && !r.request().warmup()
                     && !r.request().contractId().equals("zz")
                     && LogClock.late(r.request().completionUs(), r.logMs() * 1_000, W, G)) {
                 expected.merge("refused late: request " + r.request().id(), 1, Integer::sum);
@@ -111,8 +116,9 @@ class EnginePropertyTest {
      */
     @Property(tries = 1000)
     void onTimeRequestsFinishOnceWithAllTheirChunks(@ForAll("onTime") List<Logs.Plan> plans, @ForAll long interleaving,
+                                                    @ForAll("runs") long runMs,
                                                     @ForAll @Size(max = 3) Set<@IntRange(max = 60) Integer> restarts) {
-        final Driver.Result result = Driver.run(Logs.build(plans, interleaving, false), restarts);
+        final Driver.Result result = Driver.run(Logs.build(plans, interleaving, false, runMs), restarts);
         final List<String> expected = new ArrayList<>();
         for (int k = 0; k < plans.size(); k++) {
             final Logs.Plan p = plans.get(k);
@@ -133,6 +139,12 @@ class EnginePropertyTest {
         }
         assertThat(sorted(decided)).isEqualTo(sorted(expected));
         assertThat(result.inflight()).isZero();
+    }
+
+    /** One chunk a token event, or runs of 500 ms as the producers send them (or of 2 s). */
+    @Provide
+    Arbitrary<Long> runs() {
+        return Arbitraries.of(0L, 500L, 2_000L);
     }
 
     @Provide

@@ -120,11 +120,11 @@ public final class Driver {
                 engine.endOfRun(c.tokenTopic());
             }
         } else if (event instanceof Event.ChunkEvent c) {
-            chunk.event = c;
-            if (writeDown) {
-                current = "chunk " + c.index() + " of " + c.requestId();
+            join(c);
+        } else if (event instanceof Event.Run run) {
+            for (Event.ChunkEvent c : run.chunks()) {
+                join(c);
             }
-            engine.chunk(chunk);
         } else if (event instanceof Event.RequestEvent r) {
             if (writeDown) {
                 current = "request " + r.request().id();
@@ -133,6 +133,14 @@ public final class Driver {
         }
         engine.maybeSweep();
         engine.endRecord(false);
+    }
+
+    private void join(Event.ChunkEvent c) {
+        chunk.event = c;
+        if (writeDown) {
+            current = "chunk " + c.index() + " of " + c.requestId();
+        }
+        engine.chunk(chunk);
     }
 
     /** The watermark a heartbeat would send now, recorded as sent. */

@@ -2,7 +2,9 @@ package dev.goodput.assembly.log;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 
 /**
@@ -10,7 +12,9 @@ import java.util.Random;
  * logged its publishing delay after it arrived, each request event logged its delay after completion,
  * copies where a plan has them; each topic in log-time order (the broker's append time), the two
  * interleaved at random, then, as a generator ends a run, ticks a window and its grace on, the
- * end-of-run markers, and (when {@code expire}) ticks past the orphan expiry.
+ * end-of-run markers, and (when {@code expire}) ticks past the orphan expiry. With {@code runMs}
+ * above 0, a request's chunks that arrived within the same {@code runMs} travel as one token event
+ * (a {@link Event.Run}) logged when its last chunk would have been, as the producers' sinks send them.
  */
 public final class Logs {
 
@@ -29,6 +33,25 @@ public final class Logs {
     private Logs() {
     }
 
+    /** Gathers each request's chunks that arrived in the same {@code runMs} into one run, logged with its last. */
+    private static void runs(List<Event> tokens, long runMs) {
+        final Map<String, List<Event.ChunkEvent>> byRun = new LinkedHashMap<>();
+        for (Event e : tokens) {
+            final Event.ChunkEvent c = (Event.ChunkEvent) e;
+            byRun.computeIfAbsent(c.requestId() + "/" + Math.floorDiv(c.arrivalUs() / 1_000, runMs), k -> new ArrayList<>()).add(c);
+        }
+        tokens.clear();
+        for (List<Event.ChunkEvent> run : byRun.values()) {
+            final long log = run.stream().mapToLong(Event.ChunkEvent::logMs).max().orElseThrow();
+            final List<Event.ChunkEvent> stamped = new ArrayList<>(run.size());
+            for (Event.ChunkEvent c : run) {
+                stamped.add(new Event.ChunkEvent(log, c.requestId(), c.contractId(), c.scenarioId(), c.index(), c.arrivalUs(),
+                        c.warmup()));
+            }
+            tokens.add(new Event.Run(log, stamped));
+        }
+    }
+
     public static String id(int k) {
         return "r" + k;
     }
@@ -42,6 +65,10 @@ public final class Logs {
     }
 
     public static List<Event> build(List<Plan> plans, long interleaving, boolean expire) {
+        return build(plans, interleaving, expire, 0);
+    }
+
+    public static List<Event> build(List<Plan> plans, long interleaving, boolean expire, long runMs) {
         final List<Event> tokens = new ArrayList<>();
         final List<Event> requests = new ArrayList<>();
         for (int k = 0; k < plans.size(); k++) {
@@ -65,6 +92,9 @@ public final class Logs {
                     requests.add(new Event.RequestEvent(log + 50, r));
                 }
             }
+        }
+        if (runMs > 0) {
+            runs(tokens, runMs);
         }
         tokens.sort(Comparator.comparingLong(Event::logMs));
         requests.sort(Comparator.comparingLong(Event::logMs));
