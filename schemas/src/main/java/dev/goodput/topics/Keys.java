@@ -34,6 +34,34 @@ public final class Keys {
         public String text() {
             return scenario().text() + SEPARATOR + startUs;
         }
+
+        /**
+         * The window a key's text names ({@code contract|scenario|start}); the scenario may hold the
+         * separator, the contract and the start do not.
+         *
+         * @throws IllegalArgumentException for a text that is not a window's key
+         */
+        public static Window parse(String text) {
+            final int first = text.indexOf(SEPARATOR);
+            final int last = text.lastIndexOf(SEPARATOR);
+            if (first < 0 || last <= first) {
+                throw new IllegalArgumentException("not a window key (contract|scenario|start): " + text);
+            }
+            try {
+                return new Window(text.substring(0, first), text.substring(first + 1, last), Long.parseLong(text.substring(last + 1)));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a window key (contract|scenario|start): " + text, e);
+            }
+        }
+
+        /**
+         * The scenario key's text of a window key's text, what the window's records are partitioned
+         * by; a text that is not a window's key is taken as it is (it goes to one partition all the same).
+         */
+        public static String scenarioText(String windowKey) {
+            final int last = windowKey.lastIndexOf(SEPARATOR);
+            return last < 0 ? windowKey : windowKey.substring(0, last);
+        }
     }
 
     /** A cost span of a scenario ("window", "1h", ...): the key of its cost records. */

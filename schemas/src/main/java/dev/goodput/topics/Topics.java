@@ -88,8 +88,7 @@ public final class Topics {
      * the sink's rolling spans rely on.
      */
     public static int windowStatsPartition(String windowKey, int partitions) {
-        final int last = windowKey.lastIndexOf('|');
-        return scenarioPartition(last < 0 ? windowKey : windowKey.substring(0, last), partitions);
+        return scenarioPartition(Keys.Window.scenarioText(windowKey), partitions);
     }
 
     /**

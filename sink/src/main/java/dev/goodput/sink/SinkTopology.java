@@ -12,6 +12,7 @@ import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.serde.AvroSerializer;
 import dev.goodput.serde.StateSerdes;
+import dev.goodput.topics.Keys;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -89,8 +90,7 @@ public final class SinkTopology {
         if (windowKey == null) {
             return "";
         }
-        final int last = windowKey.lastIndexOf('|');
-        return last < 0 ? windowKey : windowKey.substring(0, last);
+        return Keys.Window.scenarioText(windowKey);
     }
 
     /** Every price record goes to every partition. */
