@@ -133,6 +133,15 @@ final class RequestJoin<R> {
      */
     void request(R r, byte[] bytes, long timestampMs, long logUs) {
         final String id = rules.id(r);
+        RequestState existing = inflight.get(id);
+        if (existing != null && existing.requestBytes == null
+                && existing.lastChunkLogUs + config.orphanExpiryUs() <= logUs) {
+            // its token events stopped longer ago than the orphan expiry: they are given up on, as a
+            // sweep would have if it had come first (a sweep needs both clocks past that, and the request
+            // clock is past it only from this record on), before anything else becomes of the event
+            outcomes.orphaned(id, existing);
+            existing = null;
+        }
         if (rules.warmup(r)) {
             inflight.forget(id);
             return;
@@ -165,14 +174,6 @@ final class RequestJoin<R> {
         if (finished.contains(id)) {
             outcomes.refuse(refusal("duplicate", "request " + id + " has finished already"));
             return;
-        }
-        RequestState existing = inflight.get(id);
-        if (existing != null && existing.requestBytes == null
-                && existing.lastChunkLogUs + config.orphanExpiryUs() <= logUs) {
-            // its token events stopped longer ago than the orphan expiry: they are given up on, as a
-            // sweep would have if it had come first, and the request event starts afresh
-            outcomes.orphaned(id, existing);
-            existing = null;
         }
         if (existing != null && existing.requestBytes != null) {
             outcomes.refuse(refusal("duplicate", "request " + id + " has a request event already"));

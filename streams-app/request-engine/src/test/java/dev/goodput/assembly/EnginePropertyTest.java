@@ -16,6 +16,7 @@ import dev.goodput.assembly.time.LogClock;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -50,16 +51,36 @@ class EnginePropertyTest {
 
     /**
      * The two topics read in any interleaving (each in its own order) decide the same: only when the
-     * decisions come differs. One exception, by design: a request event refused as late takes the
-     * request's chunks with it silently, so a copy of a chunk read before it is refused as a
-     * duplicate and one read after it is not.
+     * decisions come differs. Within the documented limit (docs/architecture.md, "Known limits"): a
+     * request event logged more than the orphan expiry after its chunks is judged by where the two
+     * topics' records sit relative to each other, so these logs hold none. One exception, by design:
+     * a request event refused as late takes the request's chunks with it silently, so a copy of a
+     * chunk read before it is refused as a duplicate and one read after it is not.
      */
     @Property(tries = 1000)
-    void theInterleavingOfTheTwoTopicsChangesNoDecision(@ForAll("plans") List<Logs.Plan> plans, @ForAll long one,
+    void theInterleavingOfTheTwoTopicsChangesNoDecision(@ForAll("withinLimits") List<Logs.Plan> plans, @ForAll long one,
                                                         @ForAll long other, @ForAll boolean expire,
                                                         @ForAll("runs") long runMs) {
         assertThat(withoutCopiesOfLateRequests(Driver.run(Logs.build(plans, other, expire, runMs), Set.of()).decisions()))
                 .isEqualTo(withoutCopiesOfLateRequests(Driver.run(Logs.build(plans, one, expire, runMs), Set.of()).decisions()));
+    }
+
+    /**
+     * A log a CI run's property found (shrunk), past the limit above but mended: request events a
+     * minute after their chunks, late themselves, read before or after the sweep that gives the
+     * chunks up as orphans (the request event gives them up too now).
+     */
+    @Example
+    void chunksPastTheOrphanExpiryAreOrphansWhicheverTopicIsReadFirst() {
+        final List<Logs.Plan> plans = List.of(
+                new Logs.Plan(0, 0, 1, 0, 0, 0, false, Logs.Kind.NORMAL),
+                new Logs.Plan(1, 0, 1, 0, 60_000, 1, false, Logs.Kind.NORMAL),
+                new Logs.Plan(2, 34_003, 2_999, 20_000, 0, 0, false, Logs.Kind.NORMAL),
+                new Logs.Plan(4, 0, 250, 0, 59_000, 0, false, Logs.Kind.NORMAL));
+        final List<String> one = Driver.run(Logs.build(plans, 0, true, 500), Set.of()).decisions();
+        final List<String> other = Driver.run(Logs.build(plans, 1, true, 500), Set.of()).decisions();
+        assertThat(withoutCopiesOfLateRequests(other)).isEqualTo(withoutCopiesOfLateRequests(one));
+        assertThat(one).anyMatch(d -> d.startsWith("orphaned r1 "));
     }
 
     private static List<String> withoutCopiesOfLateRequests(List<String> decisions) {
@@ -152,6 +173,12 @@ class EnginePropertyTest {
         // most events within 20 s of their time, some request events a minute and more after their chunks
         return plan(Arbitraries.longs().between(0, 20_000), Arbitraries.frequencyOf(
                         Tuple.of(9, Arbitraries.longs().between(0, 20_000)), Tuple.of(1, Arbitraries.longs().between(55_000, 90_000))),
+                Arbitraries.of(Logs.Kind.class)).list().ofMaxSize(12);
+    }
+
+    @Provide
+    Arbitrary<List<Logs.Plan>> withinLimits() {
+        return plan(Arbitraries.longs().between(0, 20_000), Arbitraries.longs().between(0, 20_000),
                 Arbitraries.of(Logs.Kind.class)).list().ofMaxSize(12);
     }
 
