@@ -55,9 +55,8 @@ import dev.goodput.report.ScenarioSummary;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.simulator.SimConfig;
 import dev.goodput.simulator.SimServer;
-import dev.goodput.sink.GoodputMetrics;
 import dev.goodput.sink.PricesFile;
-import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkApp;
 import dev.goodput.sink.SinkConfig;
 import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsSettings;
@@ -262,10 +261,9 @@ final class DemoCommand implements Callable<Integer> {
                     StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false,
                     streamsFailures);
             final Map<String, Double> peaks = SinkConfig.peaks(List.of(contract));
-            final SinkCommand.Running sink = SinkCommand.start(props, registry,
-                    SinkConfig.defaults(peaks), prices, "goodput-demo-sink", dataDir.resolve("sink-state"),
-                    "127.0.0.1", metricsPort, Map.of(contract.id(), contract), null,
-                    GoodputMetrics.DEFAULT_STALE_AFTER, List.of("goodput-demo", "goodput-demo-sink"));
+            final SinkApp.Running sink = SinkApp.start(props, registry, SinkApp.Options.of(SinkConfig.defaults(peaks), prices,
+                    "goodput-demo-sink", dataDir.resolve("sink-state")).metrics("127.0.0.1", metricsPort)
+                    .contracts(Map.of(contract.id(), contract)).lagGroups(List.of("goodput-demo", "goodput-demo-sink")));
             final LiveTable table = new LiveTable(props, registry, Topics.WINDOW_STATS.name(),
                     Topics.COST.name(), out);
             out.printf(Locale.ROOT, "  streams    goodput-demo: %s s windows, %s s grace, orphans held %s s; a row per closed window"

@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.goodput.failure.FailurePolicy;
-import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkApp;
 import org.apache.kafka.streams.KafkaStreams;
 
 /**
@@ -22,7 +22,7 @@ final class PipelineWatch {
     }
 
     /** Watches every 500 ms until {@code stop} opens; a failure sets {@code failedPart} and opens it. */
-    static void start(KafkaStreams streams, FailurePolicy streamsFailures, SinkCommand.Running sink, CountDownLatch stop,
+    static void start(KafkaStreams streams, FailurePolicy streamsFailures, SinkApp.Running sink, CountDownLatch stop,
                       AtomicReference<String> failedPart) {
         final Thread watcher = new Thread(() -> {
             try {

@@ -31,9 +31,8 @@ import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.report.ConventionReplay;
 import dev.goodput.report.TopicSnapshot;
 import dev.goodput.serde.AvroDeserializer;
-import dev.goodput.serde.AvroSerdes;
 import dev.goodput.sink.PricesFile;
-import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkApp;
 import dev.goodput.sink.SinkConfig;
 import dev.goodput.streams.SettingsOptions;
 import dev.goodput.streams.StreamsApp;
@@ -45,7 +44,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.KafkaStreams;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -178,9 +176,6 @@ public final class ReplayCommand implements Callable<Integer> {
         final String appId = "goodput-replay-" + replayId;
         final Path state = Files.createTempDirectory("goodput-replay-state");
         final long t0 = System.nanoTime();
-        final KafkaStreams streams = StreamsApp.start(config, new AvroSerdes(registry),
-                StreamsApp.streamsProperties(client, appId, state), false);
-        SinkCommand.Running sink = null;
         final Map<String, Double> peaks = SinkConfig.peaks(byId.values());
         final SinkConfig d = SinkConfig.defaults(peaks);
         // a what-if of prices takes the file given; otherwise the replay is priced as the live run was, by the live versions
@@ -189,12 +184,10 @@ public final class ReplayCommand implements Callable<Integer> {
         out.println(pricesFile != null ? "prices: " + prices.size() + " version(s) from " + pricesFile
                 : prices.isEmpty() ? "prices: none on " + d.pricesTopic() + ", so no cost (give --prices <file>)"
                 : "prices: the live run's " + prices.size() + " version(s) from " + d.pricesTopic() + " (--prices <file> for a what-if)");
-        if (!prices.isEmpty()) {
-            sink = SinkCommand.start(client, registry, new SinkConfig(d.pricesTopic() + "." + replayId,
-                    config.topics().windowStats(), d.costTopic() + "." + replayId, config.topics().dlq(), d.rollingSpans(), peaks),
-                    prices, appId + "-sink", state.resolve("sink"), "127.0.0.1", 0);
-        }
-        try {
+        final SinkApp.Options sink = prices.isEmpty() ? null : SinkApp.Options.of(new SinkConfig(d.pricesTopic() + "." + replayId,
+                config.topics().windowStats(), d.costTopic() + "." + replayId, config.topics().dlq(), d.rollingSpans(), peaks),
+                prices, appId + "-sink", state.resolve("sink"));
+        try (LocalPipeline pipeline = LocalPipeline.start(client, registry, config, appId, state, sink)) {
             final long[] progress = follow(client, appId, List.of(config.topics().tokens(), config.topics().requests()), out, t0);
             final double seconds = progress[1] / 1e9;
             final double runSeconds = runDuration(client, registry, runId);
@@ -203,12 +196,7 @@ public final class ReplayCommand implements Callable<Integer> {
                     runSeconds > 0 ? String.format(Locale.ROOT, "; the run took %.1f s: %.1fx its real duration", runSeconds,
                             runSeconds / seconds) : "",
                     config.topics().windowStats(), config.topics().verdicts(), config.topics().dlq(),
-                    sink == null ? "" : ", llm.cost." + replayId);
-        } finally {
-            if (sink != null) {
-                sink.close();
-            }
-            StreamsApp.close(streams);
+                    pipeline.sink() == null ? "" : ", llm.cost." + replayId);
         }
         return 0;
     }

@@ -20,7 +20,7 @@ import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.simulator.SimConfig;
 import dev.goodput.sink.PricesFile;
-import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkApp;
 import dev.goodput.sink.SinkConfig;
 import dev.goodput.topics.Topics;
 import org.apache.avro.specific.SpecificRecord;
@@ -47,10 +47,9 @@ class ReplayIT {
         try (LiveRun run = new LiveRun(KAFKA.kafka(), dir, Duration.ofSeconds(2), Duration.ofSeconds(5))) {
             final SchemaRegistryClient client = run.client;
             // the live run: the streams-app processes events as the generator publishes them, and the sink prices them
-            final SinkCommand.Running liveSink = SinkCommand.start(run.props, client,
+            final SinkApp.Running liveSink = SinkApp.start(run.props, client, SinkApp.Options.of(
                     SinkConfig.defaults(SinkConfig.peaks(List.of(run.contract))),
-                    PricesFile.load(Path.of("../config/prices.yaml")), "live-sink", dir.resolve("live-sink"),
-                    "127.0.0.1", 0);
+                    PricesFile.load(Path.of("../config/prices.yaml")), "live-sink", dir.resolve("live-sink")));
             run.generate(SimConfig.defaults().withStep(4_000, 20), Duration.ofSeconds(30), Duration.ofSeconds(10),
                     new Scenario(64, 16, 40.0, null, "cold"), "live-run", 12.0);
             final Map<String, byte[]> liveFinals = run.awaitFinals(Topics.WINDOW_STATS.name(), 4, 0, Duration.ofSeconds(90));

@@ -41,9 +41,8 @@ import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.simulator.SimConfig;
 import dev.goodput.simulator.SimServer;
-import dev.goodput.sink.GoodputMetrics;
 import dev.goodput.sink.PricesFile;
-import dev.goodput.sink.SinkCommand;
+import dev.goodput.sink.SinkApp;
 import dev.goodput.sink.SinkConfig;
 import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsSettings;
@@ -124,9 +123,9 @@ class SpanIngestIT {
                     .withUpstreamPartitions(Topics.TOKENS.partitions());
             final KafkaStreams streams = StreamsApp.start(settings, new AvroSerdes(client),
                     StreamsApp.streamsProperties(props, "spans-it", dir.resolve("streams")), false);
-            try (SinkCommand.Running sink = SinkCommand.start(props, client, SinkConfig.defaults(SinkConfig.peaks(contracts.values())),
-                    PricesFile.load(Path.of("../config/prices.yaml")), "spans-it-sink", dir.resolve("sink"), "127.0.0.1", 0, contracts,
-                    null, GoodputMetrics.DEFAULT_STALE_AFTER, List.of("spans-it", "spans-it-sink"))) {
+            try (SinkApp.Running sink = SinkApp.start(props, client, SinkApp.Options.of(SinkConfig.defaults(SinkConfig.peaks(contracts.values())),
+                    PricesFile.load(Path.of("../config/prices.yaml")), "spans-it-sink", dir.resolve("sink")).contracts(contracts)
+                    .lagGroups(List.of("spans-it", "spans-it-sink")))) {
                 generate(props, client, gen, corpus);
                 final List<RequestEvent> generated = read(props, client, Topics.REQUESTS.name(), RequestEvent.class).stream()
                         .filter(e -> e.getRunId().equals("gen-run")).toList();

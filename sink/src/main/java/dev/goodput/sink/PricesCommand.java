@@ -39,7 +39,7 @@ public final class PricesCommand implements Callable<Integer> {
         try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES), client);
         }
-        SinkCommand.publish(client, registry, Topics.PRICES.name(), prices);
+        SinkApp.publish(client, registry, Topics.PRICES.name(), prices);
         prices.forEach(p -> System.out.println("published " + p.getPriceKey() + " " + p.getUsdPerGpuHour() + " "
                 + p.getCurrency() + "/GPU-hour from " + p.getEffectiveFromUs() + " (" + p.getSource() + ")"));
         return 0;

@@ -70,8 +70,8 @@ class SinkPrometheusIT {
             final SinkConfig config = SinkConfig.defaults(Map.of("c".repeat(64), 1400.0));
             // the run's contract names the model and runtime that label the per-request metrics, as in a real run
             final Map<String, Contract> contracts = Map.of("c".repeat(64), ContractLoader.load(Path.of("../config/contract.yaml")));
-            try (SinkCommand.Running sink = SinkCommand.start(props, client, config, List.of(price), "sink-it",
-                    dir.resolve("state"), "127.0.0.1", 0, contracts, null, GoodputMetrics.DEFAULT_STALE_AFTER, List.of("sink-it"));
+            try (SinkApp.Running sink = SinkApp.start(props, client, SinkApp.Options.of(config, List.of(price), "sink-it",
+                    dir.resolve("state")).contracts(contracts));
                  FileExporter files = new FileExporter(props, client, config.windowStatsTopic(),
                          config.costTopic(), dir.resolve("files"))) {
                 final WindowStats w = WindowStats.newBuilder(SampleRecords.windowStats()).setWindowStartUs(t0)

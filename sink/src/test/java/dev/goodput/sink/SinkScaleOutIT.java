@@ -65,15 +65,12 @@ class SinkScaleOutIT {
 
             final SinkConfig one = config("one");
             final SinkConfig two = config("two");
-            final SinkCommand.Running single = SinkCommand.start(props, client, one, prices, "scale-one", dir.resolve("one"),
-                    "127.0.0.1", 0);
-            final SinkCommand.Running a = SinkCommand.start(props, client, two, prices, "scale-two", dir.resolve("two-a"),
-                    "127.0.0.1", 0);
-            final SinkCommand.Running b = SinkCommand.start(props, client, two, List.of(), "scale-two", dir.resolve("two-b"),
-                    "127.0.0.1", 0);
+            final SinkApp.Running single = SinkApp.start(props, client, SinkApp.Options.of(one, prices, "scale-one", dir.resolve("one")));
+            final SinkApp.Running a = SinkApp.start(props, client, SinkApp.Options.of(two, prices, "scale-two", dir.resolve("two-a")));
+            final SinkApp.Running b = SinkApp.start(props, client, SinkApp.Options.of(two, List.of(), "scale-two", dir.resolve("two-b")));
             try {
                 // a refused price reaches the DLQ once per application, though good prices go to all six tasks
-                SinkCommand.publish(props, client, "scale.prices", List.of(GpuPrice.newBuilder(before).setUsdPerGpuHour(-1)
+                SinkApp.publish(props, client, "scale.prices", List.of(GpuPrice.newBuilder(before).setUsdPerGpuHour(-1)
                         .setEffectiveFromUs(t0.minusSeconds(7200)).build()));
                 // the prices reach every task before the windows: waited for in the tasks' own stores, not for a fixed time
                 PriceStores.await(List.of(single.streams()), "example/h100", prices.size());
