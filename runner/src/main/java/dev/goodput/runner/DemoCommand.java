@@ -31,13 +31,11 @@ import dev.goodput.config.Connection;
 import dev.goodput.config.Durations;
 import dev.goodput.config.Home;
 import dev.goodput.config.Redact;
-import dev.goodput.config.Settings;
 import dev.goodput.contract.Contract;
 import dev.goodput.contract.load.ContractLoader;
 import dev.goodput.contract.load.Corpus;
 import dev.goodput.definitions.SloFlags;
 import dev.goodput.failure.ConnectionWatch;
-import dev.goodput.failure.FailurePolicy;
 import dev.goodput.generator.Generator;
 import dev.goodput.generator.RunOutcome;
 import dev.goodput.generator.TargetOptions;
@@ -52,7 +50,6 @@ import dev.goodput.report.Provenance;
 import dev.goodput.report.RetailPrice;
 import dev.goodput.report.RunRecords;
 import dev.goodput.report.ScenarioSummary;
-import dev.goodput.serde.AvroSerdes;
 import dev.goodput.simulator.SimConfig;
 import dev.goodput.simulator.SimServer;
 import dev.goodput.sink.PricesFile;
@@ -62,7 +59,6 @@ import dev.goodput.streams.StreamsApp;
 import dev.goodput.streams.StreamsSettings;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.streams.KafkaStreams;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine;
@@ -152,8 +148,12 @@ final class DemoCommand implements Callable<Integer> {
     /** The points of a --sweep, as the load thread tried them. */
     private final List<DemoLoad.SweepPoint> sweepPoints = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    @Override
-    public Integer call() throws InterruptedException {
+    /** What the flags and files ask for, checked before anything starts. */
+    private record Plan(Contract contract, Corpus corpus, Matrix matrix, Contract.Objectives objectives) {
+    }
+
+    /** Reads and checks the flags, the contract, its corpus and the load; a bad one is refused with exit 2. */
+    private Plan plan() {
         if (scenarioSeconds != null && !(scenarioSeconds > 0)) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--scenario-seconds " + scenarioSeconds
                     + ": must be more than 0");
@@ -168,7 +168,6 @@ final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
-        final PrintStream out = System.out;
         final Contract contract = ContractLoader.load(contractFile);
         final Corpus corpus = Corpus.load(ContractLoader.verifyCorpus(contract, contractFile.toAbsolutePath().getParent()));
         final Matrix matrix;
@@ -187,6 +186,17 @@ final class DemoCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
+        return new Plan(contract, corpus, matrix, objectives);
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        final Plan plan = plan();
+        final Contract contract = plan.contract();
+        final Corpus corpus = plan.corpus();
+        final Matrix matrix = plan.matrix();
+        final Contract.Objectives objectives = plan.objectives();
+        final PrintStream out = System.out;
         final List<GpuPrice> prices = PricesFile.load(pricesFile);
         final long t0 = System.nanoTime();
         final CountDownLatch stop = new CountDownLatch(1);
@@ -220,56 +230,28 @@ final class DemoCommand implements Callable<Integer> {
         try (LocalCluster cluster = external ? null : LocalCluster.start(dataDir, fresh, kafkaPort, registryPort, Topics.ALL);
              SimServer sim = new SimServer(SimConfig.defaults().withCapacity(simMaxBatch, SimConfig.defaults().queueLimit()), corpus, 0)) {
             final String runId = "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
-            final Properties props = external ? connection.kafka(null) : Connection.kafka(null,
-                    cluster.bootstrapServers());
+            final Properties props = external ? connection.kafka(null) : Connection.kafka(null, cluster.bootstrapServers());
             final SchemaRegistryClient registry = external ? RegistryConnection.open(connection, props)
                     : new SchemaRegistryClient(cluster.registryUrl());
             if (external) {
-                try (Admin admin = Admin.create(
-                        ClientConfig.forAdmin(props))) {
+                try (Admin admin = Admin.create(ClientConfig.forAdmin(props))) {
                     Topics.createMissing(admin, Topics.ALL, props);
                 }
             }
             // where the DLQ stood at the start: what lands there from now on is this run's loss, said at its end
             final Map<Integer, Long> dlqAtStart = DeadLetterCounts.ends(props, Topics.DLQ.name());
-            out.println("Goodput " + (external ? "run " : "local run ") + runId);
-            out.printf(Locale.ROOT, "  contract   %s  id %s%n", contractFile, contract.id());
-            if (external) {
-                out.printf(Locale.ROOT, "  kafka      %s  (external cluster)%n", props.getProperty("bootstrap.servers"));
-            } else {
-                out.printf(Locale.ROOT, "  kafka      %s  (started in %d ms; data %s, kept between runs; --fresh starts clean)%n",
-                        cluster.bootstrapServers(), cluster.kafka().lastStartTime().toMillis(), dataDir);
-            }
-            out.printf(Locale.ROOT, "  registry   %s%n", registry.baseUrl());
-            out.printf(Locale.ROOT, givenTargetarget == null ? "  simulator  %s  (OpenAI-compatible, streaming)%n"
-                    : "  target     %s  (the simulator is idle)%n", givenTargetarget == null ? sim.baseUrl() : Redact.withoutUserInfo(givenTargetarget));
-            out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
-                    .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
-            out.printf(Locale.ROOT, "  matrix     %s: %s%n", load.given() ? "the load flags" : matrixFile,
-                    matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
+            printHeader(out, runId, props, cluster, registry, sim.baseUrl(), givenTargetarget, contract, matrix);
 
-            // the windowing a streams-app would take from GOODPUT_WINDOW / GOODPUT_GRACE (the demo's own topics stay)
-            final Map<String, Settings.Value> windowing = Settings.merge(null, System.getenv(), Map.of(), Set.of("window", "grace"));
-            final StreamsSettings asGiven = StreamsSettings.apply(StreamsSettings.defaults(Map.of(contract.id(), contract)), windowing);
-            // on a cluster of several brokers the grace allows for a broker's failover, unless GOODPUT_GRACE gave one
-            final StreamsSettings defaults = windowing.containsKey("grace") ? asGiven : StreamsApp.withFailoverGrace(asGiven, props);
-            final StreamsSettings streamsConfig = (objectives == null ? defaults : defaults.withObjectives(objectives))
-                    .withUpstreamPartitions(StreamsApp.prepareTopics(props, defaults));
-            final FailurePolicy streamsFailures = new FailurePolicy("streams-app",
-                    FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
-            final KafkaStreams streams = StreamsApp.start(streamsConfig, new AvroSerdes(registry),
-                    StreamsApp.streamsProperties(props, "goodput-demo", dataDir.resolve("streams-state")), false,
-                    streamsFailures);
-            final Map<String, Double> peaks = SinkConfig.peaks(List.of(contract));
-            final SinkApp.Running sink = SinkApp.start(props, registry, SinkApp.Options.of(SinkConfig.defaults(peaks), prices,
-                    "goodput-demo-sink", dataDir.resolve("sink-state")).metrics("127.0.0.1", metricsPort)
+            final StreamsSettings streamsConfig = LocalPipeline.settings(contract, objectives, props);
+            final LocalPipeline pipeline = LocalPipeline.start(props, registry, streamsConfig, "goodput-demo",
+                    dataDir.resolve("streams-state"), SinkApp.Options.of(SinkConfig.defaults(SinkConfig.peaks(List.of(contract))), prices,
+                            "goodput-demo-sink", dataDir.resolve("sink-state")).metrics("127.0.0.1", metricsPort)
                     .contracts(Map.of(contract.id(), contract)).lagGroups(List.of("goodput-demo", "goodput-demo-sink")));
-            final LiveTable table = new LiveTable(props, registry, Topics.WINDOW_STATS.name(),
-                    Topics.COST.name(), out);
+            final LiveTable table = new LiveTable(props, registry, Topics.WINDOW_STATS.name(), Topics.COST.name(), out);
             out.printf(Locale.ROOT, "  streams    goodput-demo: %s s windows, %s s grace, orphans held %s s; a row per closed window"
                     + " below%n", Durations.seconds(streamsConfig.window()), Durations.seconds(streamsConfig.grace()),
                     Durations.seconds(streamsConfig.orphanExpiry()));
-            out.printf(Locale.ROOT, "  sink       prices from %s; metrics at %s%n", pricesFile, sink.metrics().url());
+            out.printf(Locale.ROOT, "  sink       prices from %s; metrics at %s%n", pricesFile, pipeline.sink().metrics().url());
             out.printf(Locale.ROOT, "  ready in   %d ms%n", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
             out.println(duration == null ? "Press Ctrl-C to stop (the matrix repeats, each pass a run of its own)."
                     : (repeat ? "Repeating the matrix, each pass a run of its own;" : "Running the matrix once;")
@@ -304,7 +286,7 @@ final class DemoCommand implements Callable<Integer> {
                     }
                 }, "goodput-demo-load");
                 load.start();
-                PipelineWatch.start(streams, streamsFailures, sink, stop, failedPart);
+                PipelineWatch.start(pipeline.streams(), pipeline.streamsFailures(), pipeline.sink(), stop, failedPart);
                 if (duration == null) {
                     stop.await();
                 } else {
@@ -335,8 +317,7 @@ final class DemoCommand implements Callable<Integer> {
                     }
                 }
                 table.close();
-                sink.close();
-                StreamsApp.close(streams);
+                pipeline.close();
             }
             writeReport(out, props, registry, runId, targetVersion, dlqAtStart, matrix);
             final RunOutcome ran = outcome;
@@ -347,6 +328,27 @@ final class DemoCommand implements Callable<Integer> {
             }
             finished.countDown();
         }
+    }
+
+    /** The run's first lines: what runs where. */
+    private void printHeader(PrintStream out, String runId, Properties props, LocalCluster cluster, SchemaRegistryClient registry,
+                             String simUrl, String givenTargetarget, Contract contract, Matrix matrix) {
+        final boolean external = cluster == null;
+        out.println("Goodput " + (external ? "run " : "local run ") + runId);
+        out.printf(Locale.ROOT, "  contract   %s  id %s%n", contractFile, contract.id());
+        if (external) {
+            out.printf(Locale.ROOT, "  kafka      %s  (external cluster)%n", props.getProperty("bootstrap.servers"));
+        } else {
+            out.printf(Locale.ROOT, "  kafka      %s  (started in %d ms; data %s, kept between runs; --fresh starts clean)%n",
+                    cluster.bootstrapServers(), cluster.kafka().lastStartTime().toMillis(), dataDir);
+        }
+        out.printf(Locale.ROOT, "  registry   %s%n", registry.baseUrl());
+        out.printf(Locale.ROOT, givenTargetarget == null ? "  simulator  %s  (OpenAI-compatible, streaming)%n"
+                : "  target     %s  (the simulator is idle)%n", givenTargetarget == null ? simUrl : Redact.withoutUserInfo(givenTargetarget));
+        out.printf(Locale.ROOT, "  topics     %s%n", Topics.ALL.stream()
+                .map(t -> t.name() + "(" + t.partitions() + ")").collect(Collectors.joining(" ")));
+        out.printf(Locale.ROOT, "  matrix     %s: %s%n", load.given() ? "the load flags" : matrixFile,
+                matrix.scenarios().stream().map(Scenario::id).collect(Collectors.joining(" ")));
     }
 
     /** The run's report bundle, from what the topics hold now that the pipeline has stopped. */

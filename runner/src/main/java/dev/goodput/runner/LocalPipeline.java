@@ -1,8 +1,12 @@
 package dev.goodput.runner;
 
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
+import dev.goodput.config.Settings;
+import dev.goodput.contract.Contract;
 import dev.goodput.failure.FailurePolicy;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroSerdes;
@@ -41,6 +45,19 @@ final class LocalPipeline implements AutoCloseable {
             StreamsApp.close(streams);
             throw e;
         }
+    }
+
+    /**
+     * A local run's streams-app settings: the windowing GOODPUT_WINDOW / GOODPUT_GRACE give (the run's own
+     * topics stay), on a cluster of several brokers a grace that allows for a broker's failover unless
+     * GOODPUT_GRACE gave one, the --goodput objectives, the input topics' partitions.
+     */
+    static StreamsSettings settings(Contract contract, Contract.Objectives objectives, Properties props) {
+        final Map<String, Settings.Value> windowing = Settings.merge(null, System.getenv(), Map.of(), Set.of("window", "grace"));
+        final StreamsSettings asGiven = StreamsSettings.apply(StreamsSettings.defaults(Map.of(contract.id(), contract)), windowing);
+        final StreamsSettings defaults = windowing.containsKey("grace") ? asGiven : StreamsApp.withFailoverGrace(asGiven, props);
+        return (objectives == null ? defaults : defaults.withObjectives(objectives))
+                .withUpstreamPartitions(StreamsApp.prepareTopics(props, defaults));
     }
 
     KafkaStreams streams() {
