@@ -21,6 +21,7 @@ import dev.goodput.serde.AvroSerializer;
 import dev.goodput.serde.WireFormat;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaBuilder;
+import org.apache.avro.SchemaNormalization;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.specific.SpecificDatumWriter;
@@ -75,6 +76,10 @@ class RunReaderTest {
 
     @Test
     void readsInPlaceWhatTheResolvingReaderDecodes() {
+        assertThat(SchemaNormalization.parsingFingerprint64(TokenEvent.getClassSchema()))
+                .as("RunReader reads the layout of fingerprint LAYOUT; the schema changed: update the reader and LAYOUT")
+                .isEqualTo(RunReader.LAYOUT);
+        assertThat(new RunReader(REGISTRY.client()).inPlace()).isTrue();
         final AvroSerializer<TokenEvent> writer = new AvroSerializer<>(REGISTRY.client(), false);
         final AvroDeserializer<TokenEvent> reader = new AvroDeserializer<>(REGISTRY.client(), TokenEvent.class);
         final Random rnd = new Random(20261205L);
