@@ -6,10 +6,13 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
 import dev.goodput.assembly.log.Event;
 import dev.goodput.bench.engine.EngineBenchmark;
+import dev.goodput.streams.CodecBenchmark;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
@@ -22,10 +25,12 @@ import picocli.CommandLine.Option;
 /**
  * {@code goodput bench-engine}: JMH over the request engine alone ({@link EngineBenchmark}), its CPU
  * per chunk (a token event) and per request at 10, 50 and 128 chunks a request, one chunk a token
- * event or runs of 500 ms, a CSV row per case.
+ * event or runs of 500 ms, a CSV row per case; and ({@code --codecs}) the streams-app's hand-written
+ * codecs against Avro's ({@link CodecBenchmark}), a row per codec.
  */
 @Command(name = "bench-engine", mixinStandardHelpOptions = true,
-        description = "JMH benchmark of the request engine alone (no Kafka): time per chunk and per request.")
+        description = "JMH benchmarks of the request engine alone (no Kafka: time per chunk and per request) and of the"
+                + " streams-app's codecs against Avro's.")
 public final class BenchEngineCommand implements Callable<Integer> {
 
     /**
@@ -52,19 +57,35 @@ public final class BenchEngineCommand implements Callable<Integer> {
     @Option(names = "--warmup-iterations", defaultValue = "5", description = "Warm-up iterations per fork (default: ${DEFAULT-VALUE}).")
     int warmups;
 
-    @Option(names = "--record", paramLabel = "FILE", description = "CSV file each size's figures are appended to as a row"
+    @Option(names = "--record", paramLabel = "FILE", description = "CSV file each case's figures are appended to as a row"
             + " (default: docs/benchmarks/bench-engine.csv in the checkout; none: no record).")
     String record;
 
+    @Option(names = "--codecs", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Also the streams-app's hand-written codecs against Avro's on the same bytes (default: ${DEFAULT-VALUE}).")
+    boolean codecs;
+
+    @Option(names = "--codecs-record", paramLabel = "FILE", description = "CSV file the codecs' figures are appended to"
+            + " (default: docs/benchmarks/bench-codecs.csv in the checkout; none: no record).")
+    String codecsRecord;
+
+    /** A row per codec: the hand-written one's and Avro's time on the same record, and how many times faster it is. */
+    static final List<String> CODEC_COLUMNS = List.of("codec", "hand_written_ns", "hand_written_error_ns", "avro_ns", "avro_error_ns",
+            "avro_over_hand_written", "forks", "iterations", "java");
+
     @Override
     public Integer call() throws Exception {
-        final Options options = new OptionsBuilder()
-                .include("^" + EngineBenchmark.class.getName().replace(".", "\\.") + "\\.")
+        final OptionsBuilder builder = new OptionsBuilder();
+        builder.include("^" + EngineBenchmark.class.getName().replace(".", "\\.") + "\\.");
+        if (codecs) {
+            builder.include("^" + CodecBenchmark.class.getName().replace(".", "\\.") + "\\.");
+        }
+        final Options options = builder
                 .param("chunks", chunks.stream().map(String::valueOf).toArray(String[]::new))
                 .param("runMs", runMs.stream().map(String::valueOf).toArray(String[]::new))
                 .forks(forks).warmupIterations(warmups).measurementIterations(iterations)
                 .warmupTime(TimeValue.seconds(1)).measurementTime(TimeValue.seconds(2))
-                .jvmArgs("-Xms1g", "-Xmx1g").shouldFailOnError(true).build();
+                .jvmArgs("-Xms1g", "-Xmx1g", "-Dorg.apache.avro.SERIALIZABLE_PACKAGES=dev.goodput").shouldFailOnError(true).build();
         final Collection<RunResult> results = new Runner(options).run();
         final BenchData data = BenchData.of(record, "bench-engine");
         final String java = System.getProperty("java.vm.name") + " " + System.getProperty("java.version");
@@ -72,7 +93,16 @@ public final class BenchEngineCommand implements Callable<Integer> {
         System.out.println("request engine alone, one thread (JMH average time, " + forks + " fork(s) x " + iterations
                 + " iterations; a chunk is a token event as the streams-app counts them):");
         Path where = null;
-        for (RunResult r : sorted(results)) {
+        final List<RunResult> engine = new ArrayList<>();
+        final Map<String, Result<?>> codec = new TreeMap<>();
+        for (RunResult r : results) {
+            if (r.getParams().getBenchmark().startsWith(EngineBenchmark.class.getName())) {
+                engine.add(r);
+            } else {
+                codec.put(r.getParams().getBenchmark().substring(CodecBenchmark.class.getName().length() + 1), r.getPrimaryResult());
+            }
+        }
+        for (RunResult r : sorted(engine)) {
             final int c = Integer.parseInt(r.getParams().getParam("chunks"));
             final long run = Long.parseLong(r.getParams().getParam("runMs"));
             final Result<?> score = r.getPrimaryResult();
@@ -90,7 +120,32 @@ public final class BenchEngineCommand implements Callable<Integer> {
         if (where != null) {
             System.out.println("recorded in " + where);
         }
+        if (!codec.isEmpty()) {
+            printCodecs(codec, java);
+        }
         return 0;
+    }
+
+    /** Each codec's hand-written and Avro time, side by side, measured in the same JVMs. */
+    private void printCodecs(Map<String, Result<?>> codec, String java) {
+        final BenchData data = BenchData.of(codecsRecord, "bench-codecs");
+        System.out.println("the streams-app's hand-written codecs against Avro's, on the same bytes (ns per record):");
+        Path where = null;
+        for (String name : List.of("requestEvent", "runOf25Chunks", "verdict")) {
+            final Result<?> hand = codec.get(name + "HandWritten");
+            final Result<?> avro = codec.get(name + "Avro");
+            if (hand == null || avro == null) {
+                continue;
+            }
+            final double ratio = avro.getScore() / hand.getScore();
+            System.out.printf(Locale.ROOT, "  %-14s hand-written %,8.0f +- %,6.0f, Avro %,8.0f +- %,6.0f: Avro takes %.2fx%n", name,
+                    hand.getScore(), hand.getScoreError(), avro.getScore(), avro.getScoreError(), ratio);
+            where = data.append(CODEC_COLUMNS, List.of(name, hand.getScore(), hand.getScoreError(), avro.getScore(),
+                    avro.getScoreError(), ratio, forks, iterations, java));
+        }
+        if (where != null) {
+            System.out.println("recorded in " + where);
+        }
     }
 
     private static List<RunResult> sorted(Collection<RunResult> results) {
