@@ -265,4 +265,26 @@ final class BenchIo {
         }
         return "unknown";
     }
+
+    /** The start of the 10 s window {@code i} falls in, in µs. */
+    static long windowAligned(Instant i) {
+        return (i.toEpochMilli() / 10_000) * 10_000 * 1_000;
+    }
+
+    static long nowUs() {
+        final Instant i = Instant.now();
+        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
+    }
+
+    /** The median and range of columns {@code a} and {@code b} of every row taken together, with {@code unit}. */
+    static String median(List<double[]> rows, int a, int b, String unit) {
+        final double[] all = new double[2 * rows.size()];
+        for (int k = 0; k < rows.size(); k++) {
+            all[2 * k] = rows.get(k)[a];
+            all[2 * k + 1] = rows.get(k)[b];
+        }
+        java.util.Arrays.sort(all);
+        final double median = all.length % 2 == 1 ? all[all.length / 2] : (all[all.length / 2 - 1] + all[all.length / 2]) / 2;
+        return String.format(Locale.ROOT, "%.2f%s (%.2f-%.2f%s)", median, unit, all[0], all[all.length - 1], unit);
+    }
 }

@@ -45,11 +45,18 @@ public final class BenchStreamsCommand implements Callable<Integer> {
             + " (default: docs/benchmarks/bench-streams.csv in the checkout; none: no record).")
     String record;
 
+    @Option(names = "--repeat", defaultValue = "3", description = "Cycles of the rate phase in one sitting, each the readers"
+            + " alternated and a row of its own; the medians of their ratios at the end (default: ${DEFAULT-VALUE}).")
+    int repeat;
+
     @Override
     public Integer call() throws Exception {
         if (!rateHeap.matches("[0-9]+[kKmMgG]?")) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--rate-heap " + rateHeap
                     + ": a size as -Xmx takes it, such as 512m or 2g");
+        }
+        if (repeat < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--repeat " + repeat + ": 1 or more");
         }
         if (runMs < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--run-ms " + runMs + ": 1 or more");
@@ -57,6 +64,7 @@ public final class BenchStreamsCommand implements Callable<Integer> {
         final StreamsBenchmark b = new StreamsBenchmark(System.out, ContractLoader.load(contract), contract, requests, chunks,
                 heapRequests, liveSeconds, rateHeap, runMs);
         b.data = BenchData.of(record, "bench-streams");
+        b.repeat = repeat;
         b.run();
         return 0;
     }

@@ -63,6 +63,8 @@ final class StreamsBenchmark {
     private final long runUs;
     /** The broker's JVM, whose CPU is read beside each app's. */
     private long brokerPid = -1;
+    /** Cycles of the rate phase in one sitting (set by the command). */
+    int repeat = 1;
     /** Where the runs' figures are appended as rows (set by the command; none by default). */
     BenchData data = BenchData.of("none", "bench-streams");
 
@@ -106,7 +108,7 @@ final class StreamsBenchmark {
         final String reqs = "bench.requests";
         createTopics(bootstrap, List.of(tokens, runs), reqs, 2);
         // every event in the past: the raw topics are stamped at append, and events dated after that are refused
-        final long t0 = windowAligned(Instant.now().minusSeconds(Math.max(3600, (long) (requests / 200.0) + 600)));
+        final long t0 = BenchIo.windowAligned(Instant.now().minusSeconds(Math.max(3600, (long) (requests / 200.0) + 600)));
         final long[] produced = produce(bootstrap, client, tokens, runs, reqs, t0, requests, chunks, 200.0);
         final long tokenEvents = (long) requests * chunks;
         out.printf(Locale.ROOT, "produced %d requests with %d chunks each: %d token events, one record each on %s and in %,d"
@@ -116,6 +118,27 @@ final class StreamsBenchmark {
                 + " warm (the part after the first %.0f%%, once the JIT has compiled the hot paths; a second pass for the raw"
                 + " consumer); both apps with -Xms%s -Xmx%s; all three under %s%n", 100 * BenchIo.WARMUP_FRACTION, rateHeap,
                 rateHeap, ChildJvm.collectors());
+        final List<double[]> ratios = new ArrayList<>();
+        for (int cycle = 1; cycle <= repeat; cycle++) {
+            if (repeat > 1) {
+                out.printf(Locale.ROOT, "cycle %d of %d%n", cycle, repeat);
+            }
+            ratios.add(cycle(bootstrap, registryUrl, tokens, runs, reqs, produced, tokenEvents, cycle == 1 ? "" : "-" + cycle));
+        }
+        if (repeat > 1) {
+            out.printf(Locale.ROOT, "over %d cycles in one sitting (medians, then the range): streams-app / do-nothing app %s;"
+                    + " streams-app / raw consumer %s%n", repeat, BenchIo.median(ratios, 0, 1, "x"), BenchIo.median(ratios, 2, 3, "%"));
+        }
+    }
+
+    /**
+     * One cycle of the rate phase, the readers alternated: the raw consumer, the do-nothing app, the raw
+     * consumer, the streams-app, the raw consumer, the do-nothing app; a CSV row. Returns the
+     * streams-app's ratios to the do-nothing app before and after it, and to the raw consumer before
+     * and after it (in %).
+     */
+    private double[] cycle(String bootstrap, String registryUrl, String tokens, String runs, String reqs, long[] produced,
+                           long tokenEvents, String suffix) throws Exception {
         // raw consumer, per-chunk records, two passes in one JVM: the first warms the JIT, the second is the warm rate
         final BenchIo.Pass cold = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final BenchIo.Pass warm = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
@@ -124,7 +147,7 @@ final class StreamsBenchmark {
                 + " (second pass) %,.0f/s%s%n", (long) warm.records(), cold.rate(), rawRate, warm.coreShare());
         // the do-nothing app runs before and after the streams-app, so a machine that changes speed during
         // the run shows as two different baselines
-        final Rate before = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "before");
+        final Rate before = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawRate, "before" + suffix);
         // and the raw consumer right before and right after the streams-app, against which its 50 % bar is
         // read: this machine's speed moves by up to twice within a run, and each of these passes is seconds
         // from the app, where the do-nothing app's forty would stand between
@@ -133,12 +156,12 @@ final class StreamsBenchmark {
         out.printf(Locale.ROOT, "raw consumer (right before the streams-app), per-chunk records: warm (third pass) %,.0f/s%s%n",
                 rawBefore, before3.coreShare());
         final Rate app = appRate(bootstrap, registryUrl, runs, reqs, produced[1] + requests, tokenEvents, rawBefore,
-                "streams-app, runs:  ", "rate");
+                "streams-app, runs:  ", "rate" + suffix);
         final BenchIo.Pass after4 = BenchIo.consumeAll(bootstrap, tokens, tokenEvents);
         final double rawAfter = after4.rate();
         out.printf(Locale.ROOT, "raw consumer (right after the streams-app), per-chunk records: warm (fourth pass) %,.0f/s%s%n",
                 rawAfter, after4.coreShare());
-        final Rate after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawAfter, "after");
+        final Rate after = baseline(bootstrap, tokens, reqs, (double) tokenEvents / (tokenEvents + requests), rawAfter, "after" + suffix);
         out.printf(Locale.ROOT, "streams-app on runs / do-nothing app on per-chunk records (warm, token events/s): %.2f against"
                 + " the one before, %.2f against the one after (bar: 2); streams-app / raw consumer: %.1f%% against the pass"
                 + " right before, %.1f%% against the pass right after (bar: 50%%)%n",
@@ -157,6 +180,8 @@ final class StreamsBenchmark {
         final Path recorded = data.append(BenchData.STREAMS, List.of(requests, chunks, runUs / 1_000, rawBefore, rawAfter,
                 before.perSecond(), after.perSecond(), app.perSecond(), app.perCore()));
         out.println(recorded == null ? "not recorded (--record none)" : "recorded in " + recorded);
+        return new double[] {app.perSecond() / before.perSecond(), app.perSecond() / after.perSecond(),
+                100 * app.perSecond() / rawBefore, 100 * app.perSecond() / rawAfter};
     }
 
     /**
@@ -219,7 +244,7 @@ final class StreamsBenchmark {
         final String tokens = "heap.tokens";
         final String reqs = "heap.requests";
         createTopics(bootstrap, List.of(tokens), reqs, 2);
-        final long t0 = windowAligned(Instant.now().minusSeconds(7200));
+        final long t0 = BenchIo.windowAligned(Instant.now().minusSeconds(7200));
         final long start = System.nanoTime();
         produce(bootstrap, client, null, tokens, reqs, t0, heapRequests, 2, 2000.0);
         out.printf(Locale.ROOT, "produced %,d requests (2 chunks each) in %.1f s%n", heapRequests, (System.nanoTime() - start) / 1e9);
@@ -253,7 +278,7 @@ final class StreamsBenchmark {
                 for (ConsumerRecord<String, WindowStats> r : c.poll(Duration.ofMillis(100))) {
                     if (r.value().getIsFinal()) {
                         final long due = r.value().getWindowEndUs().toEpochMilli() * 1000 + 5_000_000L;
-                        delays.add(nowUs() - due);
+                        delays.add(BenchIo.nowUs() - due);
                     }
                 }
             }
@@ -318,7 +343,7 @@ final class StreamsBenchmark {
             int i = 0;
             while (System.nanoTime() < end) {
                 // requests that completed just now, 100 per second
-                send(p, null, tokens, reqs, "live" + i, "live-scenario", nowUs() - 300_000, 10, new long[3]);
+                send(p, null, tokens, reqs, "live" + i, "live-scenario", BenchIo.nowUs() - 300_000, 10, new long[3]);
                 i++;
                 Thread.sleep(10);
             }
@@ -368,15 +393,6 @@ final class StreamsBenchmark {
                 .setStatus(RequestStatus.OK).setHttpStatus(200).setQualityScore(1.0).setQualityPass(true).setWarmup(false)
                 .build()));
         count[2]++;
-    }
-
-    private static long windowAligned(Instant i) {
-        return (i.toEpochMilli() / 10_000) * 10_000 * 1_000;
-    }
-
-    private static long nowUs() {
-        final Instant i = Instant.now();
-        return i.getEpochSecond() * 1_000_000L + i.getNano() / 1_000;
     }
 
 }
