@@ -26,7 +26,8 @@ import org.HdrHistogram.HistogramIterationValue;
  * translation writes them: dots to underscores, unit suffix, {@code _total} on counters) and,
  * when configured, into an OpenTelemetry meter exported over OTLP ({@link OtlpExport}). Each
  * request is observed once, from its verdict; ITL gaps, which no verdict carries, once per final
- * window from its exact ITL histogram. Goodput's own quantities carry {@code goodput.} names.
+ * window from its exact ITL histogram, its distinct values with their counts (Prometheus's buckets
+ * counted at once by {@link BucketCounts}; OTel's API takes one value a call). Goodput's own quantities carry {@code goodput.} names.
  * Attributes are bounded: contract, scenario, model, provider, operation, target and a closed set
  * of statuses, error classes, objectives and DLQ reasons; never a request id.
  */
@@ -107,6 +108,19 @@ public final class ClientMetrics {
     /** Where measurements go: Prometheus instruments, OTel instruments. */
     interface Recorder {
         void observe(Instrument i, String[] values, double value);
+
+        /**
+         * Every value of an exact histogram (in µs; recorded in seconds), as many times as it holds it.
+         * By default one observation each; a recorder that can add a value's count at once does.
+         */
+        default void observeAll(Instrument i, String[] values, org.HdrHistogram.Histogram micros) {
+            for (HistogramIterationValue v : micros.recordedValues()) {
+                final double s = v.getValueIteratedTo() / 1e6;
+                for (long k = 0; k < v.getCountAtValueIteratedTo(); k++) {
+                    observe(i, values, s);
+                }
+            }
+        }
 
         void add(Instrument i, String[] values, long n);
     }
@@ -217,12 +231,10 @@ public final class ClientMetrics {
         final String[] a = seen.getOrDefault(w.getContractId() + "\u0000" + w.getScenarioId(),
                 attributes(w.getContractId(), w.getScenarioId(), null, null));
         if (w.getItl().getCount() > 0) {
+            // the window's exact histogram, its distinct values with their counts: not one observation per gap
             final org.HdrHistogram.Histogram h = LatencySummaries.histogram(w.getItl());
-            for (HistogramIterationValue v : h.recordedValues()) {
-                final double s = v.getValueIteratedTo() / 1e6;
-                for (long i = 0; i < v.getCountAtValueIteratedTo(); i++) {
-                    observe(Instrument.TIME_PER_OUTPUT_CHUNK, a, s);
-                }
+            for (Recorder r : recorders) {
+                r.observeAll(Instrument.TIME_PER_OUTPUT_CHUNK, a, h);
             }
         }
         w.getRefusedEvents().forEach((reason, n) -> add(Instrument.REFUSED, append(a, reason), n));

@@ -4,9 +4,11 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.goodput.sink.ClientMetrics.Instrument;
 import io.prometheus.metrics.core.metrics.Counter;
+import org.HdrHistogram.HistogramIterationValue;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -40,6 +42,9 @@ final class PrometheusRecorder implements ClientMetrics.Recorder, MultiCollector
 
     private final Map<Instrument, Histogram> histograms = new EnumMap<>(Instrument.class);
     private final Map<Instrument, Counter> counters = new EnumMap<>(Instrument.class);
+    private final Map<Instrument, double[]> classicBounds = new EnumMap<>(Instrument.class);
+    /** Series added a histogram at a time ({@link #observeAll}), by instrument and label values. */
+    private final Map<Instrument, Map<List<String>, BucketCounts>> added = new ConcurrentHashMap<>();
 
     PrometheusRecorder(PrometheusRegistry registry, Map<Instrument, double[]> classicBuckets) {
         for (Instrument i : Instrument.values()) {
@@ -52,6 +57,10 @@ final class PrometheusRecorder implements ClientMetrics.Recorder, MultiCollector
                     b.unit(Unit.SECONDS);
                 }
                 histograms.put(i, b.build());
+                final double[] bounds = classicBuckets.get(i);
+                final double[] withInf = java.util.Arrays.copyOf(bounds, bounds.length + 1);
+                withInf[bounds.length] = Double.POSITIVE_INFINITY;
+                classicBounds.put(i, withInf);
             } else {
                 counters.put(i, Counter.builder().name(i.prometheusName()).help(i.help).labelNames(labels).build());
             }
@@ -64,6 +73,16 @@ final class PrometheusRecorder implements ClientMetrics.Recorder, MultiCollector
         histograms.get(i).labelValues(values).observe(value);
     }
 
+    /** A histogram's buckets emitted from its distinct values and their counts, as the client would count them. */
+    @Override
+    public void observeAll(Instrument i, String[] values, org.HdrHistogram.Histogram micros) {
+        final BucketCounts series = added.computeIfAbsent(i, k -> new ConcurrentHashMap<>()).computeIfAbsent(List.of(values),
+                k -> new BucketCounts(classicBounds.get(i), NATIVE_SCHEMA, NATIVE_MAX_BUCKETS));
+        for (HistogramIterationValue v : micros.recordedValues()) {
+            series.add(v.getValueIteratedTo() / 1e6, v.getCountAtValueIteratedTo());
+        }
+    }
+
     @Override
     public void add(Instrument i, String[] values, long n) {
         counters.get(i).labelValues(values).inc(n);
@@ -72,9 +91,12 @@ final class PrometheusRecorder implements ClientMetrics.Recorder, MultiCollector
     @Override
     public MetricSnapshots collect() {
         final List<MetricSnapshot> out = new ArrayList<>();
-        for (Histogram h : histograms.values()) {
-            final HistogramSnapshot s = h.collect();
+        for (Map.Entry<Instrument, Histogram> e : histograms.entrySet()) {
+            final HistogramSnapshot s = e.getValue().collect();
             final List<HistogramDataPointSnapshot> points = new ArrayList<>();
+            final String[] names = e.getKey().attributes.stream().map(Instrument::label).toArray(String[]::new);
+            added.getOrDefault(e.getKey(), Map.of()).forEach((values, series) ->
+                    points.add(series.snapshot(known(Labels.of(names, values.toArray(String[]::new))))));
             for (HistogramDataPointSnapshot p : s.getDataPoints()) {
                 points.add(new HistogramDataPointSnapshot(p.getClassicBuckets(), p.getNativeSchema(), p.getNativeZeroCount(),
                         p.getNativeZeroThreshold(), p.getNativeBucketsForPositiveValues(), p.getNativeBucketsForNegativeValues(),
