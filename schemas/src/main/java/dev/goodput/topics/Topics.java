@@ -125,6 +125,19 @@ public final class Topics {
                 + (last == null ? "" : " (" + last.getMessage() + ")"));
     }
 
+    /** The partitions of an existing topic, once it is described with a leader for each. */
+    public static int partitions(Admin admin, String topic) {
+        try {
+            awaitDescribed(admin, List.of(topic));
+            return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted describing " + topic, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot describe " + topic + ": " + e.getMessage(), e);
+        }
+    }
+
     /**
      * Creates the topics that do not exist yet; existing topics are left as they are.
      *

@@ -96,11 +96,14 @@ public final class SinkApp {
         final Path stateDir = o.stateDir();
         // an OTLP push when the flag or the standard environment asks for one, checked before anything starts
         final OtlpExport otlp = OtlpExport.configured(o.otlpEndpoint(), System.getenv(), "goodput-sink");
+        final int windowPartitions;
         try (Admin admin = Admin.create(ClientConfig.forAdmin(client))) {
             Topics.createMissing(admin, List.of(Topics.PRICES.named(config.pricesTopic()),
                     Topics.WINDOW_STATS.named(config.windowStatsTopic()), Topics.COST.named(config.costTopic()),
                     Topics.DLQ.named(config.dlqTopic()), Topics.VERDICTS.named(verdictTopic(config.windowStatsTopic()))),
                     client);
+            // the windows keep the partitioning they were written with; the prices go to as many partitions
+            windowPartitions = Topics.partitions(admin, config.windowStatsTopic());
         }
         publish(client, registry, config.pricesTopic(), o.prices());
         final Properties p = new Properties();
@@ -114,7 +117,7 @@ public final class SinkApp {
                 ClientConfig.staticMemberId(applicationId, stateDir));
         p.putAll(client);
         DeadLetterHandler.properties(config.dlqTopic()).forEach(p::putIfAbsent);
-        final KafkaStreams streams = new KafkaStreams(SinkTopology.build(config, new AvroSerdes(registry)), p);
+        final KafkaStreams streams = new KafkaStreams(SinkTopology.build(config, new AvroSerdes(registry), windowPartitions), p);
         final FailurePolicy failures = new FailurePolicy("sink",
                 FailurePolicy.DEFAULT_MAX_REPLACEMENTS);
         failures.install(streams);

@@ -31,13 +31,14 @@ import org.apache.kafka.streams.state.Stores;
  * <pre>
  * gpu.prices ─► price-gate ─┬─► llm.dlq (refused prices, once, with their gpu.prices position)
  *                            └─► &lt;app&gt;-prices-broadcast-repartition (every price to every partition) ─┐
- * llm.window-stats ─► &lt;app&gt;-windows-by-scenario-repartition (by contract|scenario) ───────────────────┴─► cost-processor ─► llm.cost
+ * llm.window-stats (partitioned by contract|scenario where it is written) ──────────────────────────────┴─► cost-processor ─► llm.cost
  *                                                                               (gpu-price-versions, recent-windows)
  * </pre>
  * Every task sees every price version and all the windows of its scenarios, in the order they
- * closed (the streams-app writes a scenario's windows to one partition, see
- * {@link Topics#windowStatsPartition}), so several instances with one application id split the
- * work and emit the same records as one.
+ * closed: the streams-app writes a scenario's windows to one partition ({@link Topics#windowStatsPartition}),
+ * the one partitioning they get, and the prices are broadcast to as many partitions as
+ * llm.window-stats has. So several instances with one application id split the work and emit the
+ * same records as one.
  */
 public final class SinkTopology {
 
@@ -47,15 +48,22 @@ public final class SinkTopology {
     private SinkTopology() {
     }
 
+    /** The topology for a window-stats topic of {@link Topics#WINDOW_STATS}' partitions. */
     public static Topology build(SinkConfig c, AvroSerdes serdes) {
+        return build(c, serdes, Topics.WINDOW_STATS.partitions());
+    }
+
+    /** The topology for a window-stats topic of {@code windowPartitions} partitions (the prices go to each). */
+    public static Topology build(SinkConfig c, AvroSerdes serdes, int windowPartitions) {
         final StreamsBuilder b = new StreamsBuilder();
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(CostProcessor.PRICES), Serdes.String(),
                 StateSerdes.of(PriceVersions.CODEC)));
         b.addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(CostProcessor.RECENT), Serdes.String(),
                 StateSerdes.of(PricedWindow.RECENT)));
-        // both sides are repartitioned to the same partition count, so each cost task reads one partition of each and
-        // takes records in timestamp order: a price (stamped with its effective date) comes before the windows it prices
-        final int partitions = Topics.WINDOW_STATS.partitions();
+        // the prices are broadcast to as many partitions as the windows have, so each cost task reads one partition of
+        // each and takes records in timestamp order: a price (stamped with its effective date) comes before the windows
+        // it prices
+        final int partitions = windowPartitions;
         final AvroDeserializer<GpuPrice> priceReader = new AvroDeserializer<>(serdes.registry(), GpuPrice.class);
         final KStream<String, byte[]> prices = b.stream(c.pricesTopic(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("prices-source"))
@@ -72,9 +80,8 @@ public final class SinkTopology {
                         .withStreamPartitioner(new Broadcast()));
         final KStream<String, byte[]> windows = b.stream(c.windowStatsTopic(),
                         Consumed.with(Serdes.String(), Serdes.ByteArray()).withName("window-stats-source"))
-                .selectKey((k, v) -> scenarioKey(k), Named.as("key-windows-by-scenario"))
-                .repartition(Repartitioned.<String, byte[]>as("windows-by-scenario").withKeySerde(Serdes.String())
-                        .withValueSerde(Serdes.ByteArray()).withNumberOfPartitions(partitions));
+                // keyed by scenario for the processor's stores; no repartition: the writer's partitioning is by scenario
+                .selectKey((k, v) -> scenarioKey(k), Named.as("key-windows-by-scenario"));
         final KStream<String, byte[]> merged = prices.merge(windows, Named.as("prices-and-windows"));
         final AvroDeserializer<WindowStats> windowReader = new AvroDeserializer<>(serdes.registry(), WindowStats.class);
         final AvroSerializer<GpuPrice> priceWriter = new AvroSerializer<>(serdes.registry(), false);
