@@ -27,13 +27,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * sent: additions (a request's outcome and gaps, a refusal), up to {@link #BATCH} of one window
  * to an entry that names its window once, at its head, under a short sequence number (the store's maps compare
  * keys, and a window key is some hundred bytes of shared prefix). Each addition is written as it is
- * made, so a commit always covers it ({@link LiveStore} says why that is exactly-once), and costs the
+ * made, so a commit always covers it ({@link dev.goodput.assembly.LiveStore} says why that is exactly-once), and costs the
  * bytes of its entry rather than the window's six histograms; sending a window deletes its entries,
  * and a restart adds the entries up again.
  *
  * <p>An entry also carries what else the finishing record would have written: each request's id
  * (held in {@link FinishedRequests} until the window is sent, then released into its buckets) and,
- * at its end, the partition's log clocks as they were when it was written ({@link AssemblerProgress}).
+ * at its end, the partition's log clocks as they were when it was written (the request engine's AssemblerProgress).
  */
 final class PartialAggregates {
     private static final byte REQUEST = 1;
@@ -77,7 +77,7 @@ final class PartialAggregates {
     private String lastKey;
 
     /**
-     * @param clocks   the partition's log clocks, live ({@link AssemblerProgress#clocks}): each entry carries them
+     * @param clocks   the partition's log clocks, live ({@link dev.goodput.assembly.RequestEngine#clocks}): each entry carries them
      * @param finished where the ids of the requests whose outcomes are added are held, then released
      */
     PartialAggregates(KeyValueStore<String, byte[]> journal, long windowUs, long graceUs, long[] clocks,

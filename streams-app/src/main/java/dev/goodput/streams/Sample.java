@@ -28,7 +28,7 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
     /**
      * A finished request, and where its measurements go.
      *
-     * @param requestId   the request's id (the partial aggregates' journal holds it, {@link FinishedRequests})
+     * @param requestId   the request's id (the partial aggregates' journal holds it, {@link dev.goodput.assembly.FinishedRequests})
      * @param intendedUs  its intended send: it is live from there to its completion
      * @param holdUs      the earliest time it held the partition's watermark at (its first chunk, or its
      *                    completion): the windows from this one's on were kept open for it
