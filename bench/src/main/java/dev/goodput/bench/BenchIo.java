@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -283,7 +284,7 @@ final class BenchIo {
             all[2 * k] = rows.get(k)[a];
             all[2 * k + 1] = rows.get(k)[b];
         }
-        java.util.Arrays.sort(all);
+        Arrays.sort(all);
         final double median = all.length % 2 == 1 ? all[all.length / 2] : (all[all.length / 2 - 1] + all[all.length / 2]) / 2;
         return String.format(Locale.ROOT, "%.2f%s (%.2f-%.2f%s)", median, unit, all[0], all[all.length - 1], unit);
     }

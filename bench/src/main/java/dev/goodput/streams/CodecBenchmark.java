@@ -1,6 +1,7 @@
 package dev.goodput.streams;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -80,7 +81,7 @@ public class CodecBenchmark {
         verdict = RequestVerdict.newBuilder().setContractId(CONTRACT).setRunId("demo-20261207-120000").setScenarioId("p64-o64-r10-cold")
                 .setRequestId("demo-20261207-120000/p64-o64-r10-cold/000123").setCompletionTimeUs(T0).setStatus(RequestStatus.OK)
                 .setTtftUs(120_000L).setTtfatUs(120_000L).setE2eUs(900_000L).setTpotUs(12_345.5).setDispatchLatenessUs(15)
-                .setOutputTokens(64).setSloPass(true).setFailedObjectives(java.util.List.of()).setQualityPass(true).setGood(true)
+                .setOutputTokens(64).setSloPass(true).setFailedObjectives(List.of()).setQualityPass(true).setGood(true)
                 .setTargetId("sim").setPromptTokens(64).build();
         requestReader = new RequestReader(registry);
         requestAvro = new AvroDeserializer<>(registry, RequestEvent.class);

@@ -20,6 +20,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.config.Replication;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.errors.RetriableException;
@@ -104,14 +105,14 @@ public final class Topics {
      * can be unknown for a moment to the broker a client asks next (a first start of the streams-app
      * failed with UnknownTopicOrPartitionException describing topics it had just created).
      */
-    static void awaitDescribed(Admin admin, List<String> names) throws InterruptedException, TimeoutException {
+    static Map<String, TopicDescription> awaitDescribed(Admin admin, List<String> names) throws InterruptedException, TimeoutException {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         Throwable last = null;
         while (System.nanoTime() < deadline) {
             try {
                 final var d = admin.describeTopics(names).allTopicNames().get(10, TimeUnit.SECONDS);
                 if (d.values().stream().allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null))) {
-                    return;
+                    return d;
                 }
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof RetriableException)) {
@@ -128,12 +129,11 @@ public final class Topics {
     /** The partitions of an existing topic, once it is described with a leader for each. */
     public static int partitions(Admin admin, String topic) {
         try {
-            awaitDescribed(admin, List.of(topic));
-            return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size();
+            return awaitDescribed(admin, List.of(topic)).get(topic).partitions().size();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted describing " + topic, e);
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (TimeoutException e) {
             throw new IllegalStateException("cannot describe " + topic + ": " + e.getMessage(), e);
         }
     }

@@ -1,6 +1,7 @@
 package dev.goodput.sink;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +59,7 @@ final class PrometheusRecorder implements ClientMetrics.Recorder, MultiCollector
                 }
                 histograms.put(i, b.build());
                 final double[] bounds = classicBuckets.get(i);
-                final double[] withInf = java.util.Arrays.copyOf(bounds, bounds.length + 1);
+                final double[] withInf = Arrays.copyOf(bounds, bounds.length + 1);
                 withInf[bounds.length] = Double.POSITIVE_INFINITY;
                 classicBounds.put(i, withInf);
             } else {

@@ -8,19 +8,15 @@ import java.util.function.BiConsumer;
 /** A {@link ByteStore} in memory: what tests and benchmarks run the engine over, and copy to snapshot it. */
 public final class MemoryByteStore implements ByteStore {
     private final TreeMap<String, byte[]> entries = new TreeMap<>();
-    private long puts;
-    private long deletes;
 
     @Override
     public void put(String key, byte[] value) {
         entries.put(key, value);
-        puts++;
     }
 
     @Override
     public void delete(String key) {
         entries.remove(key);
-        deletes++;
     }
 
     @Override
@@ -34,16 +30,6 @@ public final class MemoryByteStore implements ByteStore {
 
     public int size() {
         return entries.size();
-    }
-
-    /** Writes so far (each one a changelog record under Kafka Streams). */
-    public long puts() {
-        return puts;
-    }
-
-    /** Deletes so far (each one a tombstone under Kafka Streams). */
-    public long deletes() {
-        return deletes;
     }
 
     /** A copy of the entries as they are now: a new store to restore an engine from. */
