@@ -27,7 +27,7 @@ import dev.goodput.records.TokenRuns;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.topics.DeadLetters;
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 import dev.goodput.topics.Topics;
 
 /**

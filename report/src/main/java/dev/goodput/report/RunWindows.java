@@ -9,7 +9,7 @@ import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.definitions.Micros;
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 
 /**
  * Which windows hold a run. Windows carry no run id; the run's request events and verdicts do. A

@@ -18,7 +18,7 @@ import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.Micros;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.sink.ResultsFollower;
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 
 /**
  * Prints one row per closed window from llm.window-stats (committed records only): scenario,

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 
 /**
  * When a demo's run has reached its report: every window seen is final and priced, every scenario that

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Set;
 
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 import org.junit.jupiter.api.Test;
 
 class SettlingTest {

@@ -19,6 +19,7 @@ import dev.goodput.avro.ServerMetrics;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.config.Replication;
+import dev.goodput.keys.Keys;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.admin.NewTopic;

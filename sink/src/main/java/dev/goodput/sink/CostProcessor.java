@@ -11,7 +11,7 @@ import dev.goodput.avro.GpuPrice;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.definitions.CostFormulas;
 import dev.goodput.definitions.Micros;
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.processor.api.Processor;

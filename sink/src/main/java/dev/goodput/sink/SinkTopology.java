@@ -12,7 +12,7 @@ import dev.goodput.serde.AvroDeserializer;
 import dev.goodput.serde.AvroSerdes;
 import dev.goodput.serde.AvroSerializer;
 import dev.goodput.serde.StateSerdes;
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 import dev.goodput.topics.Topics;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;

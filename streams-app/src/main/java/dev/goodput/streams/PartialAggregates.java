@@ -14,7 +14,7 @@ import dev.goodput.definitions.WindowTotals;
 import dev.goodput.bytes.ByteSink;
 import dev.goodput.bytes.Varint;
 import dev.goodput.assembly.time.LogClock;
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 

@@ -12,7 +12,7 @@ import dev.goodput.avro.TokenEvent;
 import dev.goodput.failure.DeadLetterHandler;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Control;
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;

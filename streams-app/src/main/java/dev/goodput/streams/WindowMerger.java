@@ -10,7 +10,7 @@ import dev.goodput.assembly.LiveStore;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.assembly.time.WindowCloser;
-import dev.goodput.topics.Keys;
+import dev.goodput.keys.Keys;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;

@@ -1,4 +1,4 @@
-package dev.goodput.topics;
+package dev.goodput.keys;
 
 /**
  * The keys results are kept and sent by: a scenario of a contract, one of its windows, and a cost
