@@ -2,8 +2,10 @@ package dev.goodput.streams;
 
 import dev.goodput.assembly.Chunk;
 import dev.goodput.assembly.Refusal;
+import dev.goodput.assembly.RequestFacts;
 import dev.goodput.assembly.RequestRules;
 import dev.goodput.avro.RequestEvent;
+import dev.goodput.contract.Contract;
 import dev.goodput.definitions.Micros;
 import dev.goodput.records.DoorChecks;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -77,6 +79,21 @@ final class EventRules implements RequestRules<RequestEvent> {
     public RequestEvent decode(byte[] bytes) {
         final RequestEvent inPlace = reader.read(bytes);
         return inPlace != null ? inPlace : requests.deserialize(config.topics().requests(), bytes);
+    }
+
+    @Override
+    public RequestFacts facts(RequestEvent r) {
+        return Verdicts.facts(r);
+    }
+
+    @Override
+    public Contract.Objectives objectives(String contractId) {
+        return config.objectives(config.contracts().get(contractId));
+    }
+
+    @Override
+    public Double qualityFloor() {
+        return config.selection().qualityFloor();
     }
 
     private static Refusal refusal(DoorChecks.Problem p) {

@@ -2,6 +2,7 @@ package dev.goodput.streams;
 
 import java.util.Locale;
 
+import dev.goodput.assembly.RequestEngine;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.TokenEvent;
 import dev.goodput.serde.WireFormatException;
@@ -25,17 +26,17 @@ final class Refusals {
     private final Deserializer<TokenEvent> tokens;
     private final Deserializer<RequestEvent> requests;
     private final ProcessorContext<String, Out> context;
-    private final PartialAggregates partials;
+    private final RequestEngine<?> engine;
     /** Log time of the record being processed. */
     private long logUs = Long.MIN_VALUE;
 
     Refusals(StreamsSettings config, Deserializer<TokenEvent> tokens, Deserializer<RequestEvent> requests,
-             ProcessorContext<String, Out> context, PartialAggregates partials) {
+             ProcessorContext<String, Out> context, RequestEngine<?> engine) {
         this.config = config;
         this.tokens = tokens;
         this.requests = requests;
         this.context = context;
-        this.partials = partials;
+        this.engine = engine;
     }
 
     /** The log time of the record being processed. */
@@ -82,7 +83,7 @@ final class Refusals {
                 context.taskId().partition(), -1);
         Out.send(context, new Record<String, Out>(id, new Out.Dead(null), Math.max(0, atUs / 1_000), headers));
         if (config.contracts().containsKey(contractId)) {
-            partials.refused(contractId, scenarioId, atUs, ORPHANED);
+            engine.countRefused(contractId, scenarioId, atUs, ORPHANED);
         }
     }
 
@@ -105,7 +106,7 @@ final class Refusals {
                 scenario = r.getScenarioId();
             }
             if (config.contracts().containsKey(contract)) {
-                partials.refused(contract, scenario, logUs, reason);
+                engine.countRefused(contract, scenario, logUs, reason);
             }
         } catch (RuntimeException e) {
             // unreadable: its DLQ record is the count

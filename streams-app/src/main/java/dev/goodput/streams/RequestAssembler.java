@@ -6,13 +6,16 @@ import dev.goodput.assembly.Decisions;
 import dev.goodput.assembly.Refusal;
 import dev.goodput.assembly.RequestEngine;
 import dev.goodput.assembly.RequestState;
+import dev.goodput.assembly.Verdict;
+import dev.goodput.assembly.WindowAgg;
 import dev.goodput.avro.RequestEvent;
 import dev.goodput.avro.RequestVerdict;
 import dev.goodput.avro.TokenEvent;
+import dev.goodput.definitions.Micros;
 import dev.goodput.failure.DeadLetterHandler;
+import dev.goodput.keys.Keys;
 import dev.goodput.registry.SchemaRegistryClient;
 import dev.goodput.topics.Control;
-import dev.goodput.keys.Keys;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serializer;
@@ -38,11 +41,12 @@ import org.slf4j.LoggerFactory;
  * rate. Invalid, unknown-contract, mixed-contract and late events go to the DLQ with their original
  * bytes. Event time comes from the events' own fields; no wall clock decides a result.
  *
- * <p>This is the adapter between Kafka Streams and the parts that decide: the {@link RequestEngine}
- * (log clocks, lateness, the join, in-flight and finished requests, orphans, the watermark; no Kafka
- * type in it), fed the chunk of a run being joined ({@link TokenInput}) and the request events
- * ({@link EventRules}); then {@link Verdicts} judges each finished request, {@link PartialAggregates}
- * gathers its windows and {@link Refusals} sends what is refused to the DLQ.
+ * <p>This is the adapter between Kafka Streams and the {@link RequestEngine}, which decides (log
+ * clocks, lateness, the join, in-flight and finished requests, orphans, verdicts, partial aggregates,
+ * the watermark; no Kafka or Avro type in it): it decodes, feeds the engine the chunk of a run being
+ * joined ({@link TokenInput}) and the request events ({@link EventRules}), and forwards what the
+ * engine decides: verdicts as records ({@link Verdicts}), partial aggregates and watermarks to the
+ * mergers, refusals to the DLQ ({@link Refusals}). It owns the stores and the heartbeat's wall clock.
  */
 final class RequestAssembler implements Processor<String, byte[], String, Out> {
 
@@ -51,7 +55,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     static final String STORE = "inflight-requests-v2";
     static final String PROGRESS = "assembler-progress";
     /**
-     * v5: a journal of additions, up to {@link PartialAggregates#BATCH} to an entry that names its
+     * v5: the engine's journal of partial aggregates, up to 16 additions to an entry that names its
      * window once, each request's id with its outcome and the log clocks at the end (v4: neither;
      * v3: each addition named its window; v2: one addition an entry; v1: whole aggregates). See
      * {@link GoodputTopology#SAMPLES} on names.
@@ -62,7 +66,7 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      * at-least-once mirror, a re-publish) is refused as {@code duplicate} instead of being counted
      * twice. Ids are kept until event time is a window and its grace past their completion; later
      * than that, an event of the request is refused as {@code late} anyway. Until its window's partial
-     * aggregate is sent, an id is carried by the journal entry ({@link #PARTIALS}) instead.
+     * aggregate is sent, an id is carried by its journal entry ({@link #PARTIALS}) instead.
      */
     static final String FINISHED = "assembler-finished";
     static final String STAGE = "streams-app/request-assembler";
@@ -81,7 +85,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
     private final EventRules rules;
     private ProcessorContext<String, Out> context;
     private RequestEngine<RequestEvent> engine;
-    private PartialAggregates partials;
     private Refusals refusals;
     private EventsMetric events;
     private int partition;
@@ -114,8 +117,9 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
             }
 
             @Override
-            public void finish(String id, RequestState s, RequestEvent r) {
-                RequestAssembler.this.finish(id, s, r);
+            public void verdict(String id, RequestEvent r, RequestState s, Verdict v) {
+                Out.send(context, new Record<>(id, new Out.Verdict(Verdicts.record(id, r, v)),
+                        Micros.of(r.getCompletionTimeUs()) / 1_000));
             }
 
             @Override
@@ -123,34 +127,36 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
                 // counted where its last token event's log time falls, as a refused token event is: a window its hold kept open
                 refusals.orphaned(id, contractId, scenarioId, lastChunkLogUs, message);
             }
-        }, KafkaByteStore.of(ctx, STORE), KafkaByteStore.of(ctx, FINISHED), KafkaByteStore.of(ctx, PROGRESS));
-        // the journal holds finished ids and carries the clocks: read after the engine's finished ids, before its slots
-        this.partials = new PartialAggregates(ctx.getStateStore(PARTIALS), config.windowUs(), config.graceUs(),
-                engine.clocks(), engine.finished());
-        partials.load();
-        engine.start(partials.carriedClocks());
-        this.refusals = new Refusals(config, tokens, requests, ctx, partials);
+
+            @Override
+            public void partial(WindowAgg a) {
+                Out.send(context, new Record<>(mergeKey(a.contractId, a.scenarioId),
+                        new Out.ToMerger(Sample.CODEC.encode(new Sample.Partial(partition, engine.lastWatermark(), a))),
+                        Math.max(0, a.startUs / 1_000)));
+            }
+
+            @Override
+            public void watermark(long wm) {
+                Out.send(context, new Record<>(WATERMARK_KEY, new Out.ToMerger(Sample.CODEC.encode(new Sample.Watermark(partition, wm))),
+                        Math.max(0, wm / 1_000)));
+            }
+        }, KafkaByteStore.of(ctx, STORE), KafkaByteStore.of(ctx, FINISHED), KafkaByteStore.of(ctx, PROGRESS),
+                KafkaByteStore.of(ctx, PARTIALS));
+        engine.start();
+        this.refusals = new Refusals(config, tokens, requests, ctx, engine);
         this.events = new EventsMetric(ctx.metrics(), ctx.taskId().toString());
         LOG.info("request assembler {} restored {}", ctx.taskId(), engine);
         // Heartbeat: tells the mergers how far this partition's event time has come, even when no
         // request finishes. Only the timing of heartbeats depends on the wall clock, never a result.
-        ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, now -> {
-            try {
-                heartbeat(now);
-            } finally {
-                engine.writeBack();
-            }
-        });
+        ctx.schedule(Duration.ofMillis(200), PunctuationType.WALL_CLOCK_TIME, this::heartbeat);
     }
 
     @Override
     public void process(Record<String, byte[]> record) {
-        final long writes = partials.writes();
         try {
             handle(record);
         } finally {
-            // a journal entry written for this record carries the clocks (so does an in-flight slot: the engine knows)
-            engine.endRecord(partials.writes() != writes);
+            engine.endRecord();
         }
     }
 
@@ -223,17 +229,6 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
         }
     }
 
-    /**
-     * Forwards the request's verdict and adds it to its windows' partial aggregates, whose journal
-     * entry holds its id among the finished ones.
-     */
-    private void finish(String id, RequestState s, RequestEvent r) {
-        final Verdicts.Outcome o = Verdicts.of(id, r, s, config.objectives(config.contracts().get(r.getContractId())),
-                config.selection().qualityFloor(), partition, engine.lastWatermark());
-        Out.send(context, new Record<>(id, new Out.Verdict(o.verdict()), o.sample().completionUs() / 1_000));
-        partials.add(o.sample());
-    }
-
     static String mergeKey(String contractId, String scenarioId) {
         return new Keys.Scenario(contractId, scenarioId).text();
     }
@@ -246,31 +241,10 @@ final class RequestAssembler implements Processor<String, byte[], String, Out> {
      * once per live interval. Final records never wait either way.
      */
     private void heartbeat(long nowMs) {
-        final long wm = engine.watermark();
-        final boolean deleted;
-        if (partials.size() <= LIVE_PARTIALS || nowMs - lastPartialFlushMs >= config.liveInterval().toMillis()) {
-            deleted = partials.flush(Long.MAX_VALUE, this::sendPartial);
+        final boolean all = engine.openWindows() <= LIVE_PARTIALS || nowMs - lastPartialFlushMs >= config.liveInterval().toMillis();
+        if (all) {
             lastPartialFlushMs = nowMs;
-        } else {
-            deleted = partials.flush(wm, this::sendPartial);
         }
-        if (deleted) {
-            engine.saveClocks(); // the deleted entries may have been the ones that carried the clocks
-        }
-        sendWatermark(wm);
-    }
-
-    private void sendPartial(WindowAgg a) {
-        Out.send(context, new Record<>(mergeKey(a.contractId, a.scenarioId),
-                new Out.ToMerger(Sample.CODEC.encode(new Sample.Partial(partition, engine.lastWatermark(), a))),
-                Math.max(0, a.startUs / 1_000)));
-    }
-
-    private void sendWatermark(long wm) {
-        if (!engine.advance(wm)) {
-            return;
-        }
-        Out.send(context, new Record<>(WATERMARK_KEY, new Out.ToMerger(Sample.CODEC.encode(new Sample.Watermark(partition, wm))),
-                Math.max(0, wm / 1_000)));
+        engine.heartbeat(all);
     }
 }

@@ -2,7 +2,7 @@ package dev.goodput.streams;
 
 import java.nio.ByteBuffer;
 
-import dev.goodput.definitions.WindowTotals;
+import dev.goodput.assembly.WindowAgg;
 import dev.goodput.bytes.ByteSink;
 import dev.goodput.bytes.StateCodec;
 import dev.goodput.bytes.Varint;
@@ -11,10 +11,9 @@ import dev.goodput.bytes.Varint;
  * What stage A (per input partition) sends to the window merger: a partial aggregate of one
  * (contract, scenario, window) over that partition's requests finished since the last one, or a
  * watermark (the upstream partition's event-time progress). Internal topic only; a compact binary
- * layout, versioned by its first byte. {@link Request} is one finished request's measurements, the
- * unit the partial aggregates add up.
+ * layout, versioned by its first byte.
  */
-sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial {
+sealed interface Sample permits Sample.Watermark, Sample.Partial {
 
     byte WATERMARK = 2;
     byte PARTIAL = 3;
@@ -24,25 +23,6 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
 
     /** Upstream event-time progress when it was sent: nothing earlier than this minus the grace will follow. */
     long watermarkUs();
-
-    /**
-     * A finished request, and where its measurements go.
-     *
-     * @param requestId   the request's id (the partial aggregates' journal holds it, {@link dev.goodput.assembly.FinishedRequests})
-     * @param intendedUs  its intended send: it is live from there to its completion
-     * @param holdUs      the earliest time it held the partition's watermark at (its first chunk, or its
-     *                    completion): the windows from this one's on were kept open for it
-     * @param requestLogUs the request topic's log clock when its request event came ({@link
-     *                    dev.goodput.assembly.time.LogClock#NONE} if unknown): no watermark before passed it
-     * @param promptTokens its prompt tokens
-     * @param cachedTokens of those, the ones its server said it served from its cache; -1 when it did not say (or not ok)
-     * @param gapsUs      ITL gaps (ok requests only)
-     * @param gapTimesUs  event time of each gap's later chunk
-     */
-    record Request(int upstream, long watermarkUs, String requestId, String contractId, String scenarioId, long completionUs,
-                   long intendedUs, long holdUs, long requestLogUs, int promptTokens, int cachedTokens,
-                   WindowTotals.Outcome outcome, long[] gapsUs, long[] gapTimesUs) implements Sample {
-    }
 
     /** Requests of one upstream partition in one (contract, scenario, window), aggregated. */
     record Partial(int upstream, long watermarkUs, WindowAgg agg) implements Sample {
@@ -67,7 +47,7 @@ sealed interface Sample permits Sample.Request, Sample.Watermark, Sample.Partial
                 Varint.writeLong(out, w.upstream());
                 Varint.writeLong(out, w.watermarkUs());
             } else {
-                throw new IllegalArgumentException("single requests travel inside partial aggregates");
+                throw new IllegalArgumentException("not a sample of the internal topic: " + s);
             }
             return out.toByteArray();
         }

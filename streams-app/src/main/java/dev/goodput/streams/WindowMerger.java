@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 import dev.goodput.assembly.LiveStore;
+import dev.goodput.assembly.WindowAgg;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.contract.Contract;
 import dev.goodput.assembly.time.WindowCloser;
@@ -165,7 +166,7 @@ final class WindowMerger implements Processor<String, byte[], String, WindowStat
             return false;
         }
         final String key = new Keys.Window(a.contractId, a.scenarioId, a.startUs).text();
-        context.forward(new Record<>(key, a.toAvro(c, config.windowUs(), config.graceUs(), config.objectives(c),
+        context.forward(new Record<>(key, WindowRecord.toAvro(a, c, config.windowUs(), config.graceUs(), config.objectives(c),
                 config.selection().qualityFloor() != null ? config.selection().qualityFloor() : c.quality().floor(), isFinal),
                 (a.startUs + config.windowUs()) / 1_000 - 1));
         return true;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
+import dev.goodput.assembly.WindowAgg;
 import dev.goodput.avro.WindowStats;
 import dev.goodput.definitions.WindowTotals;
 import org.apache.kafka.common.serialization.Serdes;

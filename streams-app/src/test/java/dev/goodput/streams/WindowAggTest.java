@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
+import dev.goodput.assembly.WindowAgg;
 import dev.goodput.avro.RequestStatus;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
@@ -53,15 +54,15 @@ class WindowAggTest {
         parts.forEach(p -> merged.totals.add(((Sample.Partial) Sample.CODEC.decode(Sample.CODEC.encode(
                 new Sample.Partial(0, 0, p)))).agg().totals));
         final var c = Fixture.CONTRACT;
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLiveEndUs())
-                .isGreaterThan(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLiveStartUs());
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true)).isEqualTo(whole.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true));
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getErrorsByClass()).containsOnlyKeys("http_500", "http_429");
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLateEvents()).isEqualTo(1);
+        assertThat(WindowRecord.toAvro(merged, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLiveEndUs())
+                .isGreaterThan(WindowRecord.toAvro(merged, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLiveStartUs());
+        assertThat(WindowRecord.toAvro(merged, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true)).isEqualTo(WindowRecord.toAvro(whole, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true));
+        assertThat(WindowRecord.toAvro(merged, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getErrorsByClass()).containsOnlyKeys("http_500", "http_429");
+        assertThat(WindowRecord.toAvro(merged, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getLateEvents()).isEqualTo(1);
         // the record names the judging that made it: the contract's objectives here, a what-if's when one replaced them
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getObjectives())
+        assertThat(WindowRecord.toAvro(merged, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getObjectives())
                 .isEqualTo(dev.goodput.definitions.SloFlags.text(c.objectives())).isNotEqualTo("none");
-        assertThat(merged.toAvro(c, 10_000_000, 5_000_000, dev.goodput.contract.Contract.Objectives.ofMillis(100.0, null, null),
+        assertThat(WindowRecord.toAvro(merged, c, 10_000_000, 5_000_000, dev.goodput.contract.Contract.Objectives.ofMillis(100.0, null, null),
                 0.5, true)).extracting(w -> w.getObjectives(), w -> w.getQualityFloor()).containsExactly("ttft:100", 0.5);
     }
 
@@ -77,14 +78,14 @@ class WindowAggTest {
         // a window of refusals and gaps only was not used: its record says so with an empty live stretch
         assertThat(back.totals.hasLive()).isFalse();
         final var c = Fixture.CONTRACT;
-        final var none = back.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true);
+        final var none = WindowRecord.toAvro(back, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true);
         assertThat(List.of(none.getLiveStartUs(), none.getLiveEndUs())).containsExactly(30_000_000L, 30_000_000L);
         p.totals.live(31_000_000, 33_500_000);
         p.totals.cache(1_000, 900);
         final WindowAgg used = WindowAgg.CODEC.decode(WindowAgg.CODEC.encode(p));
         assertThat(List.of(used.totals.liveFromUs(), used.totals.liveToUs())).containsExactly(31_000_000L, 33_500_000L);
         assertThat(used.totals.cacheCounts()).containsExactly(1L, 1_000L, 900L);
-        assertThat(used.toAvro(c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getCacheHitRate()).isEqualTo(0.9);
+        assertThat(WindowRecord.toAvro(used, c, 10_000_000, 5_000_000, c.objectives(), c.quality().floor(), true).getCacheHitRate()).isEqualTo(0.9);
         assertThat(none.getCacheHitRate()).isNull();
         assertThat(WindowAgg.CODEC.encode(p).length).isLessThan(2_000);
     }

@@ -7,20 +7,21 @@ import dev.goodput.assembly.time.LogClock;
 /**
  * The per-partition decision machine of the streams-app's stage A, free of Kafka and Avro: records
  * in (a chunk of a token event, a request event, a control record, each with its log time; a sweep;
- * a heartbeat's watermark), decisions out ({@link Decisions}: refusals with reasons, finished
- * requests, orphans), and its state in three {@link ByteStore}s, so a new engine over the same stores
- * takes up exactly where the last one left. The streams-app's request assembler is its adapter: it
- * decodes, calls, judges the finished requests and forwards; a test or a benchmark drives it alone.
+ * a heartbeat), decisions out ({@link Decisions}: refusals with reasons, verdicts, orphans, partial
+ * aggregates of windows, watermarks), and its state in four {@link ByteStore}s, so a new engine over
+ * the same stores takes up exactly where the last one left. The streams-app's request assembler is
+ * its adapter: it decodes, calls and forwards; a test or a benchmark drives it alone.
  *
  * <p>What it decides: the two log clocks and lateness ({@link LogClock}), the join of each
  * request's chunks with its request event in an order that makes every outcome a function of the log
  * alone ({@link RequestJoin}), duplicates ({@link FinishedRequests}), the requests in flight
- * ({@link InflightRequests}), orphans, and the watermark they hold back.
+ * ({@link InflightRequests}), orphans, each finished request's verdict ({@link Verdict}), what it and
+ * each refusal add to their windows ({@link PartialAggregates}), and the watermark.
  *
- * <p>Restoring takes two steps, because the adapter's own state (the journal of partial
- * aggregates) holds finished ids and carries clocks too: the constructor loads the clocks and the
- * finished ids, then {@link #start} loads the requests in flight and moves the clocks up to what the
- * adapter's entries carried. Not thread-safe: one per partition.
+ * <p>Restoring takes two steps, because the journal of partial aggregates holds finished ids and
+ * carries clocks too: the constructor loads the clocks and the finished ids, then {@link #start} adds
+ * up the journal, loads the requests in flight and moves the clocks up to what both carried. Not
+ * thread-safe: one per partition.
  */
 public final class RequestEngine<R> {
 
@@ -34,7 +35,10 @@ public final class RequestEngine<R> {
     private final LiveStore<long[]> progressStore;
     private final InflightRequests inflight;
     private final FinishedRequests finished;
+    private final PartialAggregates partials;
     private final RequestJoin<R> join;
+    /** Journal entries written by the end of the last record: an entry written for a record carries the clocks. */
+    private long writesBefore;
     /** Log time of the record being processed. */
     private long currentLogUs = Long.MIN_VALUE;
     /**
@@ -54,9 +58,10 @@ public final class RequestEngine<R> {
      * @param inflight the requests in flight, by slot
      * @param finished the ids of requests finished lately, by 100 ms of completion
      * @param progress the log clocks and the last watermark
+     * @param partials the journal of what finished requests and refusals added to their windows since they were last sent
      */
     public RequestEngine(EngineSettings config, RequestRules<R> rules, Decisions<R> decisions,
-                         ByteStore inflight, ByteStore finished, ByteStore progress) {
+                         ByteStore inflight, ByteStore finished, ByteStore progress, ByteStore partials) {
         this.config = config;
         this.rules = rules;
         this.decisions = decisions;
@@ -70,6 +75,7 @@ public final class RequestEngine<R> {
         this.inflight = new InflightRequests(inflightStore);
         finishedStore.load();
         this.finished = new FinishedRequests(finishedStore, this.inflight::gone);
+        this.partials = new PartialAggregates(partials, config.windowUs(), config.graceUs(), this.progress.clocks(), this.finished);
         // orphans expire after minutes: a pass over every in-flight request each 1/60 of that is plenty
         this.orphanSweepUs = Math.max(1_000_000, config.orphanExpiryUs() / 60);
         this.join = new RequestJoin<>(config, rules, clock, this.inflight, this.finished, new RequestJoin.Outcomes<R>() {
@@ -91,14 +97,14 @@ public final class RequestEngine<R> {
     }
 
     /**
-     * Loads the requests in flight (a slot of a finished request is free) and moves the clocks up to
-     * those each of {@code carried} (token, request) holds: the adapter's entries written with them.
+     * Adds up the journal of partial aggregates (which holds the ids of the requests it counts), loads
+     * the requests in flight (a slot of a finished request is free) and moves the clocks up to those
+     * the journal's entries and the slots were written with.
      */
-    public void start(long[]... carried) {
+    public void start() {
+        partials.load();
         inflight.load(finished::contains);
-        for (long[] c : carried) {
-            progress.carried(c);
-        }
+        progress.carried(partials.carriedClocks());
         progress.carried(inflight.carriedClocks());
         final long both = clock.both();
         if (both != LogClock.NONE) {
@@ -112,18 +118,18 @@ public final class RequestEngine<R> {
         return (Math.floorDiv(us, stepUs) + 1) * stepUs;
     }
 
-    /** The ids of finished requests: the adapter holds and releases its own ({@link Decisions#finish}). */
-    public FinishedRequests finished() {
-        return finished;
-    }
-
     /** The log clocks (token, request), live: what an entry written now carries ({@link AssemblerProgress#clocks}). */
-    public long[] clocks() {
+    long[] clocks() {
         return progress.clocks();
     }
 
     public int inflight() {
         return inflight.size();
+    }
+
+    /** Windows with a partial aggregate not yet handed over. */
+    public int openWindows() {
+        return partials.size();
     }
 
     /**
@@ -173,27 +179,50 @@ public final class RequestEngine<R> {
         return clock.watermark(inflight.hold());
     }
 
-    /** Records a watermark to send; false when it does not move past the last one sent. */
-    public boolean advance(long watermark) {
-        return progress.advance(watermark);
-    }
-
+    /** The last watermark handed over ({@link Decisions#watermark}). */
     public long lastWatermark() {
         return progress.lastWatermark();
     }
 
-    /** Writes the clocks whether they moved or not: the adapter deletes entries that may have carried them. */
-    public void saveClocks() {
-        progress.saveClocks();
+    /**
+     * A refused record, counted under its contract and scenario in the window of its log time: the
+     * window records say what was refused while they were open. That window is open, since no
+     * watermark passes the clock of the record's own topic. The adapter counts what it refuses itself
+     * (an unreadable record, a null key) and what the engine refuses, once it has read the record's
+     * contract and scenario; an orphan at its last chunk's log time.
+     */
+    public void countRefused(String contractId, String scenarioId, long logUs, String reason) {
+        partials.refused(contractId, scenarioId, logUs, reason);
+    }
+
+    /**
+     * A heartbeat: hands over the partial aggregates of every window ({@code all}) or only of those the
+     * watermark about to be sent may close, in key order, then the watermark if it moved; then every
+     * change goes into the stores. How often, and when {@code all}, is the adapter's (wall-clock) choice;
+     * what is handed over is a function of the log.
+     */
+    public void heartbeat(boolean all) {
+        try {
+            final long wm = watermark();
+            if (partials.flush(all ? Long.MAX_VALUE : wm, decisions::partial)) {
+                progress.saveClocks(); // the deleted entries may have been the ones that carried the clocks
+            }
+            if (progress.advance(wm)) {
+                decisions.watermark(wm);
+            }
+        } finally {
+            writeBack();
+        }
     }
 
     /**
      * At the end of a record: the clocks are written if they moved and no entry written for the record
-     * carries them ({@code carried}: the adapter's own, or an in-flight slot), then every change goes
-     * into the stores.
+     * carries them (a journal entry or an in-flight slot), then every change goes into the stores.
      */
-    public void endRecord(boolean carried) {
-        progress.save(carried || inflightStore.pending());
+    public void endRecord() {
+        final long writes = partials.writes();
+        progress.save(writes != writesBefore || inflightStore.pending());
+        writesBefore = writes;
         writeBack();
     }
 
@@ -207,10 +236,20 @@ public final class RequestEngine<R> {
         return inflight.size() + " in-flight requests, " + progress;
     }
 
+    /**
+     * Judges a request whose slot is free ({@link Verdict}), hands its verdict over and adds it to its
+     * windows' partial aggregates, whose journal entry holds its id among the finished ones.
+     */
     @SuppressWarnings("unchecked")
     private void finish(String id, RequestState s, R event) {
         inflight.finish(id);
-        decisions.finish(id, s, event != null ? event : s.request != null ? (R) s.request : rules.decode(s.requestBytes));
+        final R r = event != null ? event : s.request != null ? (R) s.request : rules.decode(s.requestBytes);
+        final RequestFacts f = rules.facts(r);
+        final Verdict v = Verdict.of(f, s.seenCount(), rules.objectives(f.contractId()), rules.qualityFloor());
+        decisions.verdict(id, r, s, v);
+        final long[][] kept = v.measured() ? s.gaps() : new long[][] {new long[0], new long[0]};
+        partials.add(new FinishedRequest(id, f.contractId(), f.scenarioId(), f.completionUs(), f.intendedUs(), s.hold(),
+                s.requestLogUs(), f.promptTokens(), v.measured() ? f.cachedTokens() : -1, v.outcome(), kept[0], kept[1]));
     }
 
     /**

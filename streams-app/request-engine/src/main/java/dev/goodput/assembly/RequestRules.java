@@ -1,5 +1,7 @@
 package dev.goodput.assembly;
 
+import dev.goodput.contract.Contract;
+
 /**
  * What the engine needs to know of a request event of type {@code R} (under the streams-app, the Avro
  * {@code RequestEvent}) and of the checks at the door, which the adapter owns: the engine decides in
@@ -35,4 +37,13 @@ public interface RequestRules<R> {
 
     /** A request event from the bytes the engine kept of it ({@link RequestState}), after a restart. */
     R decode(byte[] bytes);
+
+    /** What a finished request's verdict and windows need of its request event. */
+    RequestFacts facts(R r);
+
+    /** The objectives that judge the requests of a contract this computation knows (the contract's, or a what-if's). */
+    Contract.Objectives objectives(String contractId);
+
+    /** A quality floor that replaces the generator's quality verdict, or null to keep it. */
+    Double qualityFloor();
 }

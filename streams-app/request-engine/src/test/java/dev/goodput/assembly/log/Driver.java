@@ -3,8 +3,11 @@ package dev.goodput.assembly.log;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 import dev.goodput.assembly.Chunk;
 import dev.goodput.assembly.Decisions;
@@ -13,20 +16,28 @@ import dev.goodput.assembly.MemoryByteStore;
 import dev.goodput.assembly.Refusal;
 import dev.goodput.assembly.RequestEngine;
 import dev.goodput.assembly.RequestState;
+import dev.goodput.assembly.Verdict;
+import dev.goodput.assembly.WindowAgg;
+import dev.goodput.keys.Keys;
 
 /**
  * Drives a {@link RequestEngine} over a log of {@link Event}s as the streams-app's adapter does (log
- * time, the record, a sweep, the write-back; a heartbeat's watermark after every record), holding a
- * finished request's id as the adapter's journal would. It writes down every decision, and can restore
- * a new engine from a snapshot of the stores before any record.
+ * time, the record, a sweep, the end of the record; a heartbeat after every record, which hands over
+ * only the windows its watermark may close, so partial aggregates stay in the journal across records),
+ * counting refusals of known contracts in their windows. It writes down every decision, merges the
+ * partial aggregates handed over by window as the merger would, and can restore a new engine from a
+ * snapshot of the stores before any record.
  */
 public final class Driver {
 
     public static final EngineSettings SETTINGS = new EngineSettings(Duration.ofSeconds(10), Duration.ofSeconds(5),
             Duration.ofSeconds(60));
 
-    /** What a run decided, in the order it decided it, and the watermark after each record. */
-    public record Result(List<String> decisions, List<Long> watermarks, int inflight) {
+    /**
+     * What a run decided, in the order it decided it, the watermark after each record, and each window's
+     * partial aggregates merged (hex of its layout, by window key) once a last heartbeat handed all over.
+     */
+    public record Result(List<String> decisions, List<Long> watermarks, int inflight, Map<String, String> windows) {
     }
 
     private final List<String> decisions = new ArrayList<>();
@@ -38,9 +49,15 @@ public final class Driver {
     private MemoryByteStore inflight = new MemoryByteStore();
     private MemoryByteStore finished = new MemoryByteStore();
     private MemoryByteStore progress = new MemoryByteStore();
+    private MemoryByteStore partials = new MemoryByteStore();
+    private final Map<String, WindowAgg> windows = new TreeMap<>();
     private RequestEngine<TestRequest> engine;
     /** The event being processed, for a refusal's line. */
     private String current;
+    /** The contract and scenario of the event being processed, and its log time: where a refusal of it is counted. */
+    private String currentContract;
+    private String currentScenario;
+    private long currentLogUs;
 
     public Driver() {
         this(true);
@@ -62,7 +79,11 @@ public final class Driver {
             d.process(log.get(i));
             watermarks.add(d.heartbeat());
         }
-        return new Result(d.decisions, watermarks, d.engine.inflight());
+        final int inflight = d.engine.inflight();
+        d.engine.heartbeat(true);
+        final Map<String, String> windows = new TreeMap<>();
+        d.windows.forEach((k, a) -> windows.put(k, HexFormat.of().formatHex(WindowAgg.CODEC.encode(a))));
+        return new Result(d.decisions, watermarks, inflight, windows);
     }
 
     /** Requests finished so far. */
@@ -83,26 +104,45 @@ public final class Driver {
                 if (writeDown) {
                     decisions.add("refused " + r.reason() + ": " + current);
                 }
+                count(currentContract, currentScenario, currentLogUs, r.reason());
             }
 
             @Override
-            public void finish(String id, RequestState s, TestRequest r) {
-                engine.finished().add(id, r.completionUs());
+            public void verdict(String id, TestRequest r, RequestState s, Verdict v) {
                 finishedCount++;
                 if (writeDown) {
                     decisions.add("finished " + id + " with " + s.seenCount() + " of " + r.contentChunks() + " chunks, hold "
-                            + s.hold() + ", gaps " + Arrays.deepToString(s.gaps()));
+                            + s.hold() + ", gaps " + Arrays.deepToString(s.gaps()) + ", " + v);
                 }
             }
 
             @Override
             public void orphaned(String id, String contractId, String scenarioId, long lastChunkLogUs, String message) {
                 decisions.add("orphaned " + id + " of " + contractId + "/" + scenarioId + " last logged at " + lastChunkLogUs);
+                count(contractId, scenarioId, lastChunkLogUs, "orphaned");
             }
-        }, inflight, finished, progress);
+
+            @Override
+            public void partial(WindowAgg a) {
+                windows.computeIfAbsent(new Keys.Window(a.contractId, a.scenarioId, a.startUs).text(),
+                        k -> new WindowAgg(a.contractId, a.scenarioId, a.startUs)).totals.add(a.totals);
+            }
+
+            @Override
+            public void watermark(long watermarkUs) {
+                // the heartbeat's return value: the driver records every record's
+            }
+        }, inflight, finished, progress, partials);
         engine = e;
         e.start();
         return e;
+    }
+
+    /** As the adapter does: a refusal of a contract it knows is counted in the window of its log time. */
+    private void count(String contractId, String scenarioId, long logUs, String reason) {
+        if (contractId != null && TestRequest.CONTRACTS.contains(contractId)) {
+            engine.countRefused(contractId, scenarioId, logUs, reason);
+        }
     }
 
     /** A new engine over a copy of the stores as they are: what a restart after a commit sees. */
@@ -110,11 +150,14 @@ public final class Driver {
         inflight = inflight.snapshot();
         finished = finished.snapshot();
         progress = progress.snapshot();
+        partials = partials.snapshot();
         engine = open();
     }
 
     public void process(Event event) {
-        engine.logTime(event.tokenTopic(), event.logMs());
+        currentLogUs = engine.logTime(event.tokenTopic(), event.logMs());
+        currentContract = null;
+        currentScenario = null;
         if (event instanceof Event.Control c) {
             if (c.endOfRun()) {
                 engine.endOfRun(c.tokenTopic());
@@ -129,25 +172,28 @@ public final class Driver {
             if (writeDown) {
                 current = "request " + r.request().id();
             }
+            currentContract = r.request().contractId();
+            currentScenario = r.request().scenarioId();
             engine.request(r.request(), r.bytes(), r.logMs());
         }
         engine.maybeSweep();
-        engine.endRecord(false);
+        engine.endRecord();
     }
 
     private void join(Event.ChunkEvent c) {
         chunk.event = c;
+        currentContract = c.contractId();
+        currentScenario = c.scenarioId();
         if (writeDown) {
             current = "chunk " + c.index() + " of " + c.requestId();
         }
         engine.chunk(chunk);
     }
 
-    /** The watermark a heartbeat would send now, recorded as sent. */
+    /** A heartbeat that hands over the windows its watermark may close; returns that watermark. */
     public long heartbeat() {
         final long wm = engine.watermark();
-        engine.advance(wm);
-        engine.writeBack();
+        engine.heartbeat(false);
         return wm;
     }
 

@@ -5,7 +5,10 @@ import java.util.Set;
 
 import dev.goodput.assembly.Chunk;
 import dev.goodput.assembly.Refusal;
+import dev.goodput.assembly.RequestFacts;
 import dev.goodput.assembly.RequestRules;
+import dev.goodput.contract.Contract;
+import dev.goodput.definitions.WindowTotals;
 import dev.goodput.bytes.ByteSink;
 import dev.goodput.bytes.Varint;
 
@@ -88,6 +91,32 @@ public record TestRequest(String id, String contractId, String scenarioId, long 
         @Override
         public TestRequest decode(byte[] bytes) {
             return TestRequest.decode(bytes);
+        }
+
+        /**
+         * Facts that vary with the request: sent 1 s before its completion, its first chunk a TTFT
+         * of 50 to 550 ms after (the objective is 300 ms), a token a content chunk, every fifth one
+         * failed, its prompt partly cached for every other one.
+         */
+        @Override
+        public RequestFacts facts(TestRequest r) {
+            final int n = Math.floorMod(r.id().hashCode(), 1_000);
+            final boolean failed = n % 5 == 0;
+            final long sent = r.completionUs() - 1_000_000;
+            return new RequestFacts(r.contractId(), r.scenarioId(), failed ? WindowTotals.Status.ERROR : WindowTotals.Status.OK,
+                    failed ? "http_500" : null, sent, sent + n, r.completionUs(), failed ? RequestFacts.NONE : sent + 50_000 + n * 500L,
+                    failed ? RequestFacts.NONE : r.completionUs(), RequestFacts.NONE, r.contentChunks(), r.contentChunks(),
+                    100 + n, n % 2 == 0 ? n / 2 : -1, n % 3 != 0, Double.NaN);
+        }
+
+        @Override
+        public Contract.Objectives objectives(String contractId) {
+            return Contract.Objectives.ofMillis(300.0, null, null);
+        }
+
+        @Override
+        public Double qualityFloor() {
+            return null;
         }
     };
 }

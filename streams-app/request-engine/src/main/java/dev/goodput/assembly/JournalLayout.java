@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import java.nio.ByteBuffer;
 import java.util.List;

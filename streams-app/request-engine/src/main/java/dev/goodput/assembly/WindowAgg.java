@@ -1,35 +1,27 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import java.nio.ByteBuffer;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
-import dev.goodput.assembly.LiveStore;
-import dev.goodput.avro.LatencySummary;
-import dev.goodput.avro.WindowStats;
-import dev.goodput.contract.Contract;
-import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.Histograms;
-import dev.goodput.definitions.Micros;
-import dev.goodput.definitions.SloFlags;
 import dev.goodput.definitions.WindowTotals;
-import dev.goodput.records.LatencySummaries;
 import dev.goodput.bytes.ByteSink;
 import dev.goodput.bytes.Varint;
 import org.HdrHistogram.Histogram;
 
 /**
- * One (contract, scenario, window) and its {@link WindowTotals}: the key the topology keeps them under
- * and the layout they are stored and sent in. The arithmetic is the totals' own.
+ * One (contract, scenario, window) and its {@link WindowTotals}: what a partition's partial aggregate
+ * and a merged window hold, and the layout they are stored and sent in. The arithmetic is the
+ * totals' own; the streams-app makes the window's record of it.
  */
-final class WindowAgg {
-    final String contractId;
-    final String scenarioId;
-    final long startUs;
-    final WindowTotals totals;
+public final class WindowAgg {
+    public final String contractId;
+    public final String scenarioId;
+    public final long startUs;
+    public final WindowTotals totals;
 
-    WindowAgg(String contractId, String scenarioId, long startUs) {
+    public WindowAgg(String contractId, String scenarioId, long startUs) {
         this(contractId, scenarioId, startUs, WindowTotals.empty());
     }
 
@@ -41,50 +33,11 @@ final class WindowAgg {
     }
 
     /**
-     * The window as its record, with the judging that made it: {@code objectives} and {@code floor}
-     * are the ones its requests' verdicts applied (the contract's, or a what-if's), so the result
-     * carries them wherever it goes.
-     */
-    WindowStats toAvro(Contract c, long sizeUs, long graceUs, Contract.Objectives objectives, double floor, boolean isFinal) {
-        final double seconds = sizeUs / 1e6;
-        final WindowTotals t = totals;
-        final int gpus = c.hardware().gpuCount();
-        return WindowStats.newBuilder()
-                .setContractId(contractId).setScenarioId(scenarioId)
-                .setWindowStartUs(Micros.toInstant(startUs)).setWindowEndUs(Micros.toInstant(startUs + sizeUs)).setIsFinal(isFinal)
-                .setGraceUs(graceUs).setObjectives(SloFlags.text(objectives)).setQualityFloor(floor)
-                .setGpuType(c.hardware().gpuType()).setGpuCount(gpus)
-                .setPriceKey(c.hardware().priceKey())
-                .setRequestsTotal(t.total()).setRequestsOk(t.ok()).setRequestsError(t.error()).setRequestsTimeout(t.timeout())
-                .setRequestsAbandoned(t.abandoned()).setErrorsByClass(new HashMap<>(t.errorsByClass()))
-                .setSloPassRequests(t.sloPass()).setQualityPassRequests(t.qualityPass()).setGoodRequests(t.good())
-                .setOutputTokensOk(t.outputTokensOk()).setOutputTokensGood(t.outputTokensGood())
-                .setGoodputRps(t.goodputRps(seconds))
-                .setGoodputTokensPerS(t.goodputTokensPerS(seconds))
-                .setGoodFraction(t.goodFraction())
-                .setOutputTokensPerS(t.outputTokensPerS(seconds))
-                .setTokensPerGpuSecond(t.tokensPerGpuSecond(seconds, gpus))
-                .setLateEvents(t.lateEvents()).setRefusedEvents(new HashMap<>(t.refused()))
-                .setTtft(summary(t, 0)).setTtfat(summary(t, 1)).setItl(summary(t, 2)).setTpot(summary(t, 3))
-                .setE2e(summary(t, 4)).setDispatchLateness(summary(t, 5))
-                .setTpotTokenWeightedMeanUs(t.tpotTokenWeightedMeanUs())
-                .setLiveStartUs(t.hasLive() ? t.liveFromUs() : startUs).setLiveEndUs(t.hasLive() ? t.liveToUs() : startUs)
-                .setCacheRequests(t.cacheCounts()[0]).setCachePromptTokens(t.cacheCounts()[1]).setCachedPromptTokens(t.cacheCounts()[2])
-                .setCacheHitRate(t.cacheCounts()[0] == 0 ? null : Definitions.cacheHitRate(t.cacheCounts()[2], t.cacheCounts()[1]))
-                .build();
-    }
-
-    /** A histogram of the totals as the record carries it: over its metric's whole range. */
-    private static LatencySummary summary(WindowTotals t, int histogram) {
-        return LatencySummaries.overRange(t.histograms()[histogram], WindowTotals.RANGES_US[histogram]);
-    }
-
-    /**
      * The layout of the partial and window stores and of a partial on the internal topic: identity,
      * the counters, the error classes, the six histograms (compact), the refusal reasons, then the
      * hull of the live stretches, if any, from the window's start, then the cache counts.
      */
-    static final LiveStore.Codec<WindowAgg> CODEC = new LiveStore.Codec<>() {
+    public static final LiveStore.Codec<WindowAgg> CODEC = new LiveStore.Codec<>() {
         @Override
         public byte[] encode(WindowAgg a) {
             final ByteSink out = new ByteSink(1024);

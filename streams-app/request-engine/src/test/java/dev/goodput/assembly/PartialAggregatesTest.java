@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -10,13 +10,7 @@ import java.util.List;
 import dev.goodput.definitions.CostFormulas;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
-import dev.goodput.assembly.FinishedRequests;
-import dev.goodput.assembly.LiveStore;
 import dev.goodput.assembly.time.LogClock;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
-import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 
 /** The partial aggregates' journal: what a restart adds up again is what the live aggregates held. */
@@ -26,27 +20,24 @@ class PartialAggregatesTest {
     private static final long GRACE = 5_000_000;
     private static final String C = "c".repeat(64);
 
-    private static KeyValueStore<String, byte[]> store() {
-        final KeyValueStore<String, byte[]> s = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("p"),
-                Serdes.String(), Serdes.ByteArray()).withLoggingDisabled().build();
-        s.init(new MockProcessorContext<>().getStateStoreContext(), s);
-        return s;
+    private static MemoryByteStore store() {
+        return new MemoryByteStore();
     }
 
-    private static FinishedRequests finished(KeyValueStore<String, byte[]> buckets, List<String> gone) {
-        final LiveStore<FinishedRequests.Bucket> live = new LiveStore<>(new KafkaByteStore(buckets), FinishedRequests.CODEC);
+    private static FinishedRequests finished(MemoryByteStore buckets, List<String> gone) {
+        final LiveStore<FinishedRequests.Bucket> live = new LiveStore<>(buckets, FinishedRequests.CODEC);
         live.load();
         return new FinishedRequests(live, gone::add);
     }
 
-    private static PartialAggregates partials(KeyValueStore<String, byte[]> journal) {
+    private static PartialAggregates partials(MemoryByteStore journal) {
         return new PartialAggregates(journal, WINDOW, GRACE, new long[] {LogClock.NONE, LogClock.NONE},
                 finished(store(), new ArrayList<>()));
     }
 
-    private static Sample.Request ok(long completionUs, long ttftUs, long[] gaps, long[] gapTimes) {
+    private static FinishedRequest ok(long completionUs, long ttftUs, long[] gaps, long[] gapTimes) {
         // live from its intended send; it held the watermark from its first gap's chunk, if any
-        return new Sample.Request(0, 0, "r" + completionUs, C, "s1", completionUs, completionUs - ttftUs - 900_000,
+        return new FinishedRequest("r" + completionUs, C, "s1", completionUs, completionUs - ttftUs - 900_000,
                 gapTimes.length > 0 ? gapTimes[0] : completionUs, LogClock.NONE, 100, (int) (completionUs % 50),
                 new WindowTotals.Outcome(WindowTotals.Status.OK, null,
                 ttftUs, ttftUs, ttftUs + 900_000, 12_345.5, 20, 300, true, true, true), gaps, gapTimes);
@@ -63,7 +54,7 @@ class PartialAggregatesTest {
         // a request whose gaps straddle two windows, a failed one, a refusal, and one in a later window
         p.add(ok(WINDOW + 200_000, 150_000, new long[] {40_000, 50_000, 60_000},
                 new long[] {WINDOW - 100_000, WINDOW + 10_000, WINDOW + 100_000}));
-        p.add(new Sample.Request(0, 0, "failed", C, "s1", WINDOW + 300_000, WINDOW + 299_000, Long.MAX_VALUE, WINDOW + 400_000, 10, -1,
+        p.add(new FinishedRequest("failed", C, "s1", WINDOW + 300_000, WINDOW + 299_000, Long.MAX_VALUE, WINDOW + 400_000, 10, -1,
                 new WindowTotals.Outcome(WindowTotals.Status.ERROR,
                 "http_500", Definitions.UNDEFINED, Definitions.UNDEFINED, 1_000, Double.NaN, 0, 10, false, false, false),
                 new long[0], new long[0]));
@@ -73,14 +64,13 @@ class PartialAggregatesTest {
 
     @Test
     void aRestartAddsUpWhatWasNotSentYet() {
-        final KeyValueStore<String, byte[]> journal = store();
+        final MemoryByteStore journal = store();
         final PartialAggregates live = partials(journal);
         live.load();
         fill(live);
         assertThat(live.size()).isEqualTo(3);
 
-        final KeyValueStore<String, byte[]> copy = store();
-        journal.all().forEachRemaining(kv -> copy.put(kv.key, kv.value));
+        final MemoryByteStore copy = journal.snapshot();
         final PartialAggregates restored = partials(copy);
         restored.load();
         assertThat(sent(restored, Long.MAX_VALUE)).isEqualTo(sent(live, Long.MAX_VALUE)).hasSize(3);
@@ -88,7 +78,7 @@ class PartialAggregatesTest {
 
     @Test
     void sendingAWindowDropsItsEntriesAndKeepsTheOthers() {
-        final KeyValueStore<String, byte[]> journal = store();
+        final MemoryByteStore journal = store();
         final PartialAggregates p = partials(journal);
         p.load();
         fill(p);
@@ -103,7 +93,7 @@ class PartialAggregatesTest {
         final PartialAggregates again = partials(journal);
         again.load();
         assertThat(sent(again, Long.MAX_VALUE)).isEqualTo(sent(p, Long.MAX_VALUE)).hasSize(2);
-        assertThat(journal.approximateNumEntries()).isZero();
+        assertThat(journal.size()).isZero();
     }
 
     private static void addRequests(PartialAggregates p, int from, int to) {
@@ -119,12 +109,12 @@ class PartialAggregatesTest {
         uninterrupted.load();
         addRequests(uninterrupted, 0, n + 5);
 
-        final KeyValueStore<String, byte[]> journal = store();
+        final MemoryByteStore journal = store();
         final PartialAggregates first = partials(journal);
         first.load();
         addRequests(first, 0, n);
         // one window: three entries, not one per addition
-        assertThat(journal.approximateNumEntries()).isEqualTo(3);
+        assertThat(journal.size()).isEqualTo(3);
         final PartialAggregates restarted = partials(journal);
         restarted.load();
         addRequests(restarted, n, n + 5);
@@ -142,10 +132,10 @@ class PartialAggregatesTest {
      */
     @Test
     void finishedIdsAndTheClocksRideInTheEntriesUntilTheWindowIsSent() {
-        final KeyValueStore<String, byte[]> journal = store();
-        final KeyValueStore<String, byte[]> buckets = store();
+        final MemoryByteStore journal = store();
+        final MemoryByteStore buckets = store();
         final List<String> gone = new ArrayList<>();
-        final LiveStore<FinishedRequests.Bucket> bucketStore = new LiveStore<>(new KafkaByteStore(buckets), FinishedRequests.CODEC);
+        final LiveStore<FinishedRequests.Bucket> bucketStore = new LiveStore<>(buckets, FinishedRequests.CODEC);
         bucketStore.load();
         final FinishedRequests finished = new FinishedRequests(bucketStore, gone::add);
         final long[] clocks = {1_000_000, 2_000_000};
@@ -159,10 +149,9 @@ class PartialAggregatesTest {
         p.add(ok(3 * WINDOW + 5, 90_000, new long[0], new long[0]));
         assertThat(finished.contains("r" + (WINDOW + 200_000))).isTrue();
         assertThat(finished.contains("r" + (3 * WINDOW + 5))).isTrue();
-        assertThat(buckets.approximateNumEntries()).isZero();
+        assertThat(buckets.size()).isZero();
 
-        final KeyValueStore<String, byte[]> copy = store();
-        journal.all().forEachRemaining(kv -> copy.put(kv.key, kv.value));
+        final MemoryByteStore copy = journal.snapshot();
         final FinishedRequests restoredIds = finished(store(), new ArrayList<>());
         final PartialAggregates restored = new PartialAggregates(copy, WINDOW, GRACE,
                 new long[] {LogClock.NONE, LogClock.NONE}, restoredIds);
@@ -175,7 +164,7 @@ class PartialAggregatesTest {
         // the first window is sent: its id goes into its bucket; the second's stays in its entry
         assertThat(p.flush(2 * WINDOW + GRACE, a -> { })).isTrue();
         bucketStore.writeBack();
-        assertThat(buckets.approximateNumEntries()).isEqualTo(1);
+        assertThat(buckets.size()).isEqualTo(1);
         assertThat(FinishedRequests.CODEC.decode(buckets.get(Long.toString((WINDOW + 200_000) / FinishedRequests.BUCKET_US))).ids)
                 .containsExactly("r" + (WINDOW + 200_000));
         assertThat(p.flush(2 * WINDOW + GRACE, a -> { })).isFalse();
@@ -210,7 +199,7 @@ class PartialAggregatesTest {
             p.load();
             for (int i = 0; i < 147; i++) {
                 final long intended = 50 * WINDOW + offset + i * 100_000L;
-                p.add(new Sample.Request(0, 0, "r" + i, C, "s1", intended + 1_000_000, intended, intended + 200_000,
+                p.add(new FinishedRequest("r" + i, C, "s1", intended + 1_000_000, intended, intended + 200_000,
                         intended + 1_001_000, 32, 16,
                         new WindowTotals.Outcome(WindowTotals.Status.OK, null, 200_000, 200_000, 1_000_000, 40_000.0, 21, 0,
                                 true, true, true), new long[] {40_000}, new long[] {intended + 240_000}));
@@ -246,7 +235,7 @@ class PartialAggregatesTest {
     private static List<List<Long>> liveWindows(long intended, long firstChunk, long completion, long requestLogUs) {
         final PartialAggregates p = partials(store());
         p.load();
-        p.add(new Sample.Request(0, 0, "slow", C, "s1", completion, intended, firstChunk, requestLogUs, 10, 0,
+        p.add(new FinishedRequest("slow", C, "s1", completion, intended, firstChunk, requestLogUs, 10, 0,
                 new WindowTotals.Outcome(WindowTotals.Status.OK, null, firstChunk - intended, firstChunk - intended,
                         completion - intended, 1_000.0, 2, 0, true, true, true), new long[0], new long[0]));
         final List<List<Long>> out = new ArrayList<>();

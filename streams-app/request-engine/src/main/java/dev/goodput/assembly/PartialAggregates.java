@@ -1,4 +1,4 @@
-package dev.goodput.streams;
+package dev.goodput.assembly;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -8,15 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import dev.goodput.assembly.FinishedRequests;
 import dev.goodput.definitions.Definitions;
 import dev.goodput.definitions.WindowTotals;
 import dev.goodput.bytes.ByteSink;
 import dev.goodput.bytes.Varint;
 import dev.goodput.assembly.time.LogClock;
 import dev.goodput.keys.Keys;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * One partition's partial aggregates, by window: what its finished requests and refused records
@@ -27,13 +24,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * sent: additions (a request's outcome and gaps, a refusal), up to {@link #BATCH} of one window
  * to an entry that names its window once, at its head, under a short sequence number (the store's maps compare
  * keys, and a window key is some hundred bytes of shared prefix). Each addition is written as it is
- * made, so a commit always covers it ({@link dev.goodput.assembly.LiveStore} says why that is exactly-once), and costs the
+ * made, so a commit always covers it ({@link LiveStore} says why that is exactly-once), and costs the
  * bytes of its entry rather than the window's six histograms; sending a window deletes its entries,
  * and a restart adds the entries up again.
  *
  * <p>An entry also carries what else the finishing record would have written: each request's id
  * (held in {@link FinishedRequests} until the window is sent, then released into its buckets) and,
- * at its end, the partition's log clocks as they were when it was written (the request engine's AssemblerProgress).
+ * at its end, the partition's log clocks as they were when it was written ({@link AssemblerProgress}).
  */
 final class PartialAggregates {
     private static final byte REQUEST = 1;
@@ -55,7 +52,7 @@ final class PartialAggregates {
      */
     static final int BATCH = 16;
 
-    private final KeyValueStore<String, byte[]> journal;
+    private final ByteStore journal;
     private final long windowUs;
     private final long graceUs;
     private final long[] clocks;
@@ -77,10 +74,10 @@ final class PartialAggregates {
     private String lastKey;
 
     /**
-     * @param clocks   the partition's log clocks, live ({@link dev.goodput.assembly.RequestEngine#clocks}): each entry carries them
+     * @param clocks   the partition's log clocks, live ({@link RequestEngine#clocks}): each entry carries them
      * @param finished where the ids of the requests whose outcomes are added are held, then released
      */
-    PartialAggregates(KeyValueStore<String, byte[]> journal, long windowUs, long graceUs, long[] clocks,
+    PartialAggregates(ByteStore journal, long windowUs, long graceUs, long[] clocks,
                       FinishedRequests finished) {
         this.journal = journal;
         this.windowUs = windowUs;
@@ -99,20 +96,17 @@ final class PartialAggregates {
         carried[1] = LogClock.NONE;
         lastWindow = null;
         next = 0;
-        try (KeyValueIterator<String, byte[]> it = journal.all()) {
-            while (it.hasNext()) {
-                final var kv = it.next();
-                next = Math.max(next, Long.parseLong(kv.key, Character.MAX_RADIX) + 1);
-                final ByteBuffer in = ByteBuffer.wrap(kv.value);
-                final Keys.Window w = new Keys.Window(Varint.readString(in), Varint.readString(in), Varint.readLong(in));
-                final String key = w.text();
-                final WindowAgg a = live.computeIfAbsent(key, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
-                while (in.hasRemaining()) {
-                    apply(in, a, key, w.startUs());
-                }
-                entries.computeIfAbsent(key, k -> new ArrayList<>()).add(kv.key);
+        journal.forEach((journalKey, value) -> {
+            next = Math.max(next, Long.parseLong(journalKey, Character.MAX_RADIX) + 1);
+            final ByteBuffer in = ByteBuffer.wrap(value);
+            final Keys.Window w = new Keys.Window(Varint.readString(in), Varint.readString(in), Varint.readLong(in));
+            final String key = w.text();
+            final WindowAgg a = live.computeIfAbsent(key, k -> new WindowAgg(w.contractId(), w.scenarioId(), w.startUs()));
+            while (in.hasRemaining()) {
+                apply(in, a, key, w.startUs());
             }
-        }
+            entries.computeIfAbsent(key, k -> new ArrayList<>()).add(journalKey);
+        });
     }
 
     int size() {
@@ -134,7 +128,7 @@ final class PartialAggregates {
      * the window of the later chunk. Every chunk here came on time (a late token event never joins),
      * and the request held its gaps' windows open until it finished, so each gap goes to its own window.
      */
-    void add(Sample.Request r) {
+    void add(FinishedRequest r) {
         final long start = Definitions.windowStart(r.completionUs(), windowUs);
         final Keys.Window own = new Keys.Window(r.contractId(), r.scenarioId(), start);
         final boolean ok = r.outcome().status() == WindowTotals.Status.OK;
@@ -202,7 +196,7 @@ final class PartialAggregates {
      * its request event came (no watermark so far passed either). Both are read from the data, so a
      * replay charges the same. Never after its completion.
      */
-    private long liveFrom(Sample.Request r) {
+    private long liveFrom(FinishedRequest r) {
         final long held = Math.min(r.holdUs(), r.completionUs());
         long open = Definitions.windowStart(held, windowUs);
         if (r.requestLogUs() != LogClock.NONE) {
@@ -370,7 +364,7 @@ final class PartialAggregates {
                 carried[1] = Math.max(carried[1], Varint.readLong(in));
             }
             default -> throw new IllegalStateException("partial aggregate journal entry of unknown type " + type
-                    + ": written by another build; reset the application (kafka-streams-application-reset.sh)");
+                    + ": written by another build; reset the application's state (docs/operations.md)");
         }
     }
 }
