@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -104,10 +105,22 @@ public final class EmbeddedCluster implements AutoCloseable {
         await(List.of(launch(id)));
     }
 
+    /**
+     * This JVM's JIT flags (-XX:TieredStopAtLevel, the tests' C1 only), for the nodes: a node lives
+     * for a test's minute or two, in which C2's compiling cost a node more CPU than it saved, and on
+     * the 2-core machines the suite runs on its CPU is the suite's time (docs/operations.md).
+     */
+    private static List<String> jitFlags() {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-XX:TieredStopAtLevel=")).toList();
+    }
+
     private CompletableFuture<Void> launch(int id) {
         final List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-XX:+UseSerialGC", "-Djava.io.tmpdir=" + dir, "-cp", System.getProperty("java.class.path"),
-                ClusterNodeMain.class.getName(), dir.resolve("node-" + id).toString(), clusterId, Integer.toString(id),
+                "-Xmx512m", "-XX:+UseSerialGC"));
+        cmd.addAll(jitFlags());
+        cmd.addAll(List.of("-Djava.io.tmpdir=" + dir, "-cp", System.getProperty("java.class.path"), ClusterNodeMain.class.getName(),
+                dir.resolve("node-" + id).toString(), clusterId, Integer.toString(id),
                 Integer.toString(brokerPorts[id - 1]), Integer.toString(controllerPorts[id - 1]), voters));
         cmd.addAll(overrides);
         final Process p;
