@@ -26,6 +26,7 @@ import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
@@ -73,6 +74,13 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
     private final Thread ticker;
     private final int capacity;
     private volatile boolean closing;
+    /**
+     * The last send failed for want of the broker (no metadata in {@code max.block.ms}, or not
+     * delivered in {@code delivery.timeout.ms}) and none succeeded since. While closing, the events
+     * still queued are then counted as unpublished rather than each sent into that wait again: a
+     * proxy stopped during a broker outage took a minute (60 s a record by Kafka's default) to stop.
+     */
+    private volatile boolean unreachable;
     private volatile boolean ticking = true;
     private volatile Duration closeWindowsAfter = DEFAULT_CLOSE_AFTER;
     private final String runIdForMarker;
@@ -313,12 +321,18 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
 
     /** Sends a record standing for {@code events} offered events (a run: its chunks). */
     private void send(ProducerRecord<String, SpecificRecord> r, int events) {
+        if (closing && unreachable) {
+            unpublished.add(events);
+            return;
+        }
         producer.send(r, (md, e) -> {
             if (e != null) {
                 unpublished.add(events);
+                unreachable |= e instanceof TimeoutException;
                 failure.compareAndSet(null, "publishing to " + r.topic() + " failed: " + e.getMessage());
             } else {
                 acked.add(events);
+                unreachable = false;
             }
         });
     }
