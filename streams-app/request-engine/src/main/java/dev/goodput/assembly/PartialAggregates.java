@@ -74,7 +74,7 @@ final class PartialAggregates {
     private String lastKey;
 
     /**
-     * @param clocks   the partition's log clocks, live ({@link RequestEngine#clocks}): each entry carries them
+     * @param clocks   the partition's log clocks, live ({@link AssemblerProgress#clocks}): each entry carries them
      * @param finished where the ids of the requests whose outcomes are added are held, then released
      */
     PartialAggregates(ByteStore journal, long windowUs, long graceUs, long[] clocks,

@@ -118,11 +118,6 @@ public final class RequestEngine<R> {
         return (Math.floorDiv(us, stepUs) + 1) * stepUs;
     }
 
-    /** The log clocks (token, request), live: what an entry written now carries ({@link AssemblerProgress#clocks}). */
-    long[] clocks() {
-        return progress.clocks();
-    }
-
     public int inflight() {
         return inflight.size();
     }
@@ -226,8 +221,8 @@ public final class RequestEngine<R> {
         writeBack();
     }
 
-    /** Every change since the last call into the stores (the adapter's commit may follow). */
-    public void writeBack() {
+    /** Every change since the last call into the stores (a record's end and a heartbeat call it; a commit may follow). */
+    private void writeBack() {
         LiveStore.writeBack(inflightStore, finishedStore, progressStore);
     }
 
