@@ -75,11 +75,9 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
     private final int capacity;
     private volatile boolean closing;
     /**
-     * The last send failed for want of the broker (no metadata in {@code max.block.ms}, or not
-     * delivered in {@code delivery.timeout.ms}) and none succeeded since. While closing, the events
-     * still queued are then counted as unpublished rather than each sent into that wait again: a
-     * proxy stopped during a broker outage took a minute (60 s a record by Kafka's default) to stop.
-     */
+     * A send failed for want of the broker (a TimeoutException) and none succeeded since: closing then
+     * counts what is queued as unpublished and sends no end-of-run marker, waits on no flush, each of
+     * which would wait on the absent broker again (by Kafka's defaults, minutes to stop a proxy). */
     private volatile boolean unreachable;
     private volatile boolean ticking = true;
     private volatile Duration closeWindowsAfter = DEFAULT_CLOSE_AFTER;
@@ -386,8 +384,10 @@ public final class KafkaEventSink implements EventSink, AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        sendControl(Control.END_OF_RUN);
-        producer.flush();
+        if (!unreachable) {
+            sendControl(Control.END_OF_RUN);
+            producer.flush();
+        }
         closing = true;
         try {
             publisher.join(60_000);
