@@ -121,6 +121,9 @@ class ProxyIT {
             } finally {
                 sink.close();
             }
+            // closed while the broker is away: every event offered is acknowledged or counted as lost, none left uncounted
+            assertThat(sink.acked() + sink.unpublished()).as("events acknowledged or counted unpublished")
+                    .isEqualTo(sink.tokensOffered() + sink.requestsOffered());
         }
     }
 
